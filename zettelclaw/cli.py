@@ -1,0 +1,93 @@
+"""The command line: a thin Typer layer over the core modules.
+
+Each subcommand lives in ``zettelclaw/commands/<name>.py`` and exposes ``register(app)``.
+Core code raises :mod:`zettelclaw.errors`; this module turns them into ``Error: ...`` on stderr
+and the documented exit code (0 ok, 1 failure, 2 usage or bad input).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from . import __version__
+from .errors import ZettelclawError
+
+
+class _Group(TyperGroup):
+    """Turns domain errors raised anywhere below into one line and an exit code."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ZettelclawError as exc:
+            typer.echo(f"Error: {exc}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:  # `zettelclaw search | head`
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(0) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="zettelclaw",
+    help="The memory of an OpenClaw agent: an append-only event log, a nightly briefing, "
+         "search.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"zettelclaw {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    home: Annotated[Optional[Path], typer.Option(
+        "--home", help="Log directory (log.jsonl, subjects.json, state.json). "
+                       "Default: $ZETTELCLAW_HOME, the plugin's logDir, ~/.openclaw/zettelclaw.",
+        show_default=False)] = None,
+    workspace: Annotated[Optional[Path], typer.Option(
+        "--workspace", help="OpenClaw workspace holding MEMORY.md. "
+                            "Default: $OPENCLAW_WORKSPACE_DIR, agents.defaults.workspace, "
+                            "~/.openclaw/workspace.", show_default=False)] = None,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+) -> None:
+    """zettelclaw: the memory system of an OpenClaw agent."""
+    if home is not None:
+        os.environ["ZETTELCLAW_HOME"] = str(home.expanduser().absolute())
+    if workspace is not None:
+        os.environ["OPENCLAW_WORKSPACE_DIR"] = str(workspace.expanduser().absolute())
+
+
+from .commands import (  # noqa: E402  (the app must exist before commands register)
+    brief,
+    doctor,
+    extract,
+    get,
+    handoff,
+    init,
+    log,
+    paths,
+    search,
+    stats,
+    subjects,
+    sweep,
+    write,
+)
+
+for _module in (search, get, handoff, log, write, subjects, extract, sweep, stats, brief, init,
+                doctor, paths):
+    _module.register(app)

@@ -1,0 +1,45 @@
+"""``zettelclaw get``: an entry by id, a session's conversation, or a memory file."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._options import JsonOption
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def get(
+        target: Annotated[str, typer.Argument(
+            metavar="ID|session:ID|PATH",
+            help="An entry id, session:<sessionId>, MEMORY.md or memory/<file>.md.")],
+        history: Annotated[bool, typer.Option(
+            "--history", help="For an entry: its whole replacement chain.")] = False,
+        from_: Annotated[Optional[int], typer.Option(
+            "--from", help="For a file: first line (1-based).")] = None,
+        lines: Annotated[Optional[int], typer.Option(
+            "--lines", help="For a file: number of lines.")] = None,
+        agent: Annotated[Optional[str], typer.Option(
+            "--agent", help="For session: the OpenClaw agent id.")] = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Read one thing from memory: an entry, a transcript or MEMORY.md."""
+        from .. import lookup
+        from ..render import emit_json, emit_json_lines, want_json
+
+        json_out = want_json(as_json)
+        kind, result = lookup.get(target, history=history, start=from_, count=lines, agent=agent)
+        if kind == "entries":
+            if json_out:
+                emit_json_lines(result)
+            else:
+                for entry in result:
+                    typer.echo(lookup.format_entry(entry))
+        elif json_out:
+            emit_json(result)
+        elif kind == "session":
+            typer.echo(lookup.format_session(result))
+        else:
+            typer.echo(result["text"])

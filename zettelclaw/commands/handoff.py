@@ -1,0 +1,20 @@
+"""``zettelclaw handoff``: the last handoff, for the before_prompt_build hook.
+
+``zettelclaw.__main__`` answers plain ``handoff`` calls before Typer is even imported; this
+module is the same command for ``--help`` and for tests through the CLI runner.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from ._options import JsonOption
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def handoff(as_json: JsonOption = False) -> None:
+        """Print the last handoff and that session's open tasks and decisions (§6.1)."""
+        from ..handoff import print_handoff
+
+        print_handoff(as_json)

@@ -1,0 +1,5 @@
+"""Placeholder until this command lands."""
+
+
+def register(app) -> None:
+    pass

@@ -1,0 +1,42 @@
+"""``zettelclaw search``: structured filters and keywords over the log."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._options import JsonOption, parse_window
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def search(
+        query: Annotated[Optional[list[str]], typer.Argument(
+            help="Keywords (all must match, case-insensitive) over content and detail.",
+            show_default=False)] = None,
+        type_: Annotated[Optional[str], typer.Option(
+            "--type", "-t", help="task, fact, decision, question or handoff.")] = None,
+        subject: Annotated[Optional[str], typer.Option("--subject", "-s", help="Subject slug.")] = None,
+        status: Annotated[Optional[str], typer.Option("--status", help="Task status: open or done.")] = None,
+        session: Annotated[Optional[str], typer.Option("--session", help="OpenClaw sessionId.")] = None,
+        since: Annotated[Optional[str], typer.Option(
+            "--since", help="From this time on: 2026-02-20, an ISO time, or 7d / 12h / 2w.")] = None,
+        until: Annotated[Optional[str], typer.Option(
+            "--until", help="Before this time (a bare date includes that day).")] = None,
+        all_: Annotated[bool, typer.Option(
+            "--all", help="Include replaced entries, marked with replacedBy.")] = False,
+        limit: Annotated[Optional[int], typer.Option(
+            "--limit", "-n", help="At most N results (the most recent).")] = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Search the log. JSON Lines when piped or with --json, a table on a terminal."""
+        from ..query import Query, run
+        from ..render import emit_entries
+
+        q = Query(
+            text=" ".join(query or []) or None, type=type_, subject=subject, status=status,
+            session=session, since=parse_window(since), until=parse_window(until, end=True),
+            include_replaced=all_, limit=limit,
+        )
+        emit_entries(run(q), as_json, empty_message="No matching entries.")

@@ -1,0 +1,37 @@
+"""``zettelclaw write``: a human-authored entry (design principle 5: the human is the authority)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._options import JsonOption
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def write(
+        type_: Annotated[str, typer.Argument(
+            metavar="TYPE", help="task, fact, decision, question or handoff.")],
+        content: Annotated[str, typer.Argument(help="The entry itself, one sentence or so.")],
+        detail: Annotated[Optional[str], typer.Option(help="Why, background, constraints.")] = None,
+        subject: Annotated[Optional[str], typer.Option("--subject", "-s",
+                                                      help="Subject slug (added if new).")] = None,
+        status: Annotated[Optional[str], typer.Option(
+            help="For tasks: open (default) or done.")] = None,
+        replaces: Annotated[Optional[str], typer.Option(
+            help="Id of the entry this one corrects.")] = None,
+        session: Annotated[str, typer.Option(help="Session to record.")] = "manual",
+        as_json: JsonOption = False,
+    ) -> None:
+        """Append one entry to the log; --replaces corrects an older one."""
+        from ..writer import write_entry
+        from ..render import emit_json, want_json
+
+        entry = write_entry(type_, content, detail=detail, subject=subject, status=status,
+                            replaces=replaces, session=session)
+        if want_json(as_json):
+            emit_json(entry)
+        else:
+            typer.echo(f"Wrote {entry['type']} {entry['id']}")

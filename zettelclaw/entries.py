@@ -1,0 +1,142 @@
+"""Log entries: the five types, their fields, and how a new entry is born.
+
+An entry on disk is one compact JSON object per line. Code, never the model, fills in
+``id`` (12-character nanoid), ``timestamp`` (UTC ISO 8601) and ``session``.
+Entries read back are plain dicts; unknown fields of existing lines are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from .errors import UsageError
+
+TYPES = ("task", "fact", "decision", "question", "handoff")
+TASK_STATUSES = ("open", "done")
+FIELD_ORDER = ("id", "timestamp", "type", "content", "detail", "status", "subject", "replaces",
+               "session")
+ID_ALPHABET = "_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+ID_LENGTH = 12
+ID_RE = re.compile(r"^[A-Za-z0-9_-]{12}$")
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class InvalidEntry(UsageError):
+    """An entry that breaks the schema."""
+
+
+def new_id() -> str:
+    from nanoid import generate
+
+    return generate(ID_ALPHABET, ID_LENGTH)
+
+
+def now_iso() -> str:
+    return format_ts(datetime.now(timezone.utc))
+
+
+def format_ts(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def looks_like_id(text: str) -> bool:
+    return bool(ID_RE.match(text))
+
+
+class Entry(BaseModel):
+    """The schema of design §3.3. ``extra='forbid'`` for new entries."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    id: str
+    timestamp: str
+    type: Literal["task", "fact", "decision", "question", "handoff"]
+    content: str
+    session: str
+    detail: str | None = None
+    subject: str | None = None
+    status: Literal["open", "done"] | None = None
+    replaces: str | None = None
+
+    @field_validator("content", "session")
+    @classmethod
+    def _not_empty(cls, value: str) -> str:
+        if not value:
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("detail", "subject", "replaces")
+    @classmethod
+    def _empty_is_none(cls, value: str | None) -> str | None:
+        return value or None
+
+    @field_validator("subject")
+    @classmethod
+    def _slug(cls, value: str | None) -> str | None:
+        if value is not None and not SLUG_RE.match(value):
+            raise ValueError(f"{value!r} is not a lowercase kebab-case slug")
+        return value
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not ID_RE.match(value):
+            raise ValueError(f"{value!r} is not a 12-character id")
+        return value
+
+    @model_validator(mode="after")
+    def _status_for_tasks(self) -> "Entry":
+        if self.type == "task" and self.status is None:
+            raise ValueError("a task needs a status (open or done)")
+        if self.type != "task" and self.status is not None:
+            raise ValueError("only tasks have a status")
+        return self
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ()))
+    msg = err.get("msg", "invalid")
+    return f"{where}: {msg}" if where else msg
+
+
+def ordered(entry: dict) -> dict:
+    """The entry with its fields in the canonical order, ``None`` fields dropped."""
+    out = {k: entry[k] for k in FIELD_ORDER if entry.get(k) is not None}
+    for key, value in entry.items():  # keep unknown fields of existing lines, after ours
+        if key not in out and key not in FIELD_ORDER and value is not None:
+            out[key] = value
+    return out
+
+
+def validate(entry: dict) -> dict:
+    """Check a complete entry against the schema; return it in canonical order."""
+    try:
+        model = Entry.model_validate(entry)
+    except ValidationError as exc:
+        raise InvalidEntry(f"invalid entry: {_first_error(exc)}") from None
+    return ordered(model.model_dump())
+
+
+def make_entry(type: str, content: str, session: str, *, detail: str | None = None,
+               subject: str | None = None, status: str | None = None,
+               replaces: str | None = None, timestamp: str | None = None,
+               id: str | None = None) -> dict:
+    """Give birth to an entry: id and timestamp come from here, nowhere else."""
+    return validate({
+        "id": id or new_id(),
+        "timestamp": timestamp or now_iso(),
+        "type": type,
+        "content": content,
+        "detail": detail,
+        "subject": subject,
+        "status": status,
+        "replaces": replaces,
+        "session": session,
+    })

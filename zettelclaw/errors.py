@@ -1,0 +1,34 @@
+"""The domain errors. Core code raises these; the CLI turns them into one line on stderr.
+
+Exit codes: 0 ok, 1 failure, 2 usage or bad input.
+"""
+
+
+class ZettelclawError(Exception):
+    """Something went wrong that the user should hear about in one line."""
+
+    exit_code = 1
+
+
+class UsageError(ZettelclawError):
+    """Bad input from the caller: a malformed slug, an unknown type, a refused path."""
+
+    exit_code = 2
+
+
+class NotFoundError(ZettelclawError):
+    """An entry, session or file that does not exist."""
+
+    exit_code = 1
+
+
+class ModelError(ZettelclawError):
+    """The model could not be reached or answered with something unusable."""
+
+    exit_code = 1
+
+
+class LockTimeout(ZettelclawError):
+    """Another zettelclaw process held the log directory lock for too long."""
+
+    exit_code = 1

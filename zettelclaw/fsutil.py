@@ -1,0 +1,88 @@
+"""File-system primitives: private directories, the directory lock, atomic writes."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import tempfile
+import time
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) with mode 0700 if missing."""
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        os.chmod(path, DIR_MODE)
+    return path
+
+
+@contextlib.contextmanager
+def dir_lock(path: Path, timeout: float = 60.0):
+    """Hold an exclusive flock on directory ``path``.
+
+    This is the one lock for writes to log.jsonl, subjects.json and state.json: it lives on the
+    directory itself, so it adds no file and survives the log being replaced by rename.
+    """
+    from .errors import LockTimeout
+
+    ensure_private_dir(path)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() > deadline:
+                    raise LockTimeout(f"{path} is locked by another zettelclaw process") from None
+                time.sleep(0.005)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` via a temp file in the same directory, fsync and rename.
+
+    The file keeps its existing mode; a new file gets ``mode`` (default 0600).
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if mode is None:
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = FILE_MODE
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(directory)
+
+
+def fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

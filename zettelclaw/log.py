@@ -1,0 +1,208 @@
+"""The append-only event log: one ``log.jsonl``, one entry per line.
+
+Appends are whole lines written in one ``write`` under the directory lock, then fsynced.
+Readers skip a torn or invalid line (one warning on stderr) and go on; a writer that finds a
+torn last line starts its own on a fresh line. Nothing is ever edited in place: the only
+rewrite is ``subjects rename``, which writes a temp file and renames it under the lock.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from . import paths
+from .fsutil import FILE_MODE, dir_lock, ensure_private_dir, fsync_dir
+
+TYPES = frozenset(("task", "fact", "decision", "question", "handoff"))
+_BLOCK = 1 << 16
+
+
+def dumps(entry: dict) -> bytes:
+    """One compact line, no spaces (``"type":"decision"``), so ripgrep one-liners work."""
+    import orjson
+
+    return orjson.dumps(entry)
+
+
+def parse_line(line: bytes) -> dict | None:
+    """The entry on ``line``, or None when the line is torn, not JSON or not an entry."""
+    import orjson
+
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if is_entry(obj) else None
+
+
+def is_entry(obj) -> bool:
+    return (isinstance(obj, dict) and isinstance(obj.get("id"), str)
+            and obj.get("type") in TYPES and isinstance(obj.get("content"), str))
+
+
+class Log:
+    """The log file at ``path`` (default: the resolved ``log.jsonl``)."""
+
+    def __init__(self, path: Path | None = None, *, warn: bool = True):
+        self.path = Path(path) if path is not None else paths.log_path()
+        self.warn = warn
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def append(self, entries: Iterable[dict]) -> int:
+        """Append ``entries`` in one locked write; returns how many were written."""
+        data = b"".join(dumps(e) + b"\n" for e in entries)
+        if not data:
+            return 0
+        with dir_lock(self.path.parent):
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+            try:
+                if _ends_torn(fd):
+                    data = b"\n" + data
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return data.count(b"\n") - (1 if data.startswith(b"\n") else 0)
+
+    def rewrite(self, transform: Callable[[bytes], bytes], *, locked: bool = False) -> int:
+        """Pass every line through ``transform`` into a temp file, then rename it over the log.
+
+        Runs under the directory lock (pass ``locked=True`` when the caller already holds it);
+        returns the number of lines that changed.
+        """
+        import contextlib
+        import tempfile
+
+        with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
+            if not self.path.exists():
+                return 0
+            mode = os.stat(self.path).st_mode & 0o7777
+            fd, tmp = tempfile.mkstemp(prefix=".log.", suffix=".tmp", dir=self.path.parent)
+            changed = 0
+            try:
+                with open(self.path, "rb") as src, os.fdopen(fd, "wb", buffering=1 << 20) as dst:
+                    for line in src:
+                        new = transform(line)
+                        if new != line:
+                            changed += 1
+                        dst.write(new)
+                    dst.flush()
+                    os.fsync(dst.fileno())
+                os.chmod(tmp, mode)
+                os.replace(tmp, self.path)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+                raise
+            fsync_dir(self.path.parent)
+        return changed
+
+    def create(self) -> None:
+        """Make sure the directory (0700) and an empty log (0600) exist."""
+        ensure_private_dir(self.path.parent)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        os.close(fd)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def lines(self) -> Iterator[bytes]:
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with fh:
+            yield from fh
+
+    def numbered(self) -> Iterator[tuple[int, dict]]:
+        """(line number, entry) for every valid line, oldest first.
+
+        Torn or invalid lines are skipped with one warning on stderr at the end.
+        """
+        import orjson
+
+        loads = orjson.loads
+        bad = first_bad = 0
+        for lineno, line in enumerate(self.lines(), 1):
+            try:
+                obj = loads(line)
+            except orjson.JSONDecodeError:
+                obj = None
+            if obj is None or not is_entry(obj):
+                if line.strip():
+                    bad += 1
+                    first_bad = first_bad or lineno
+                continue
+            yield lineno, obj
+        if bad and self.warn:
+            _warn(f"skipped {bad} invalid line(s) in {self.path} (first at line {first_bad})")
+
+    def entries(self) -> Iterator[dict]:
+        """Every valid entry, oldest first."""
+        for _, entry in self.numbered():
+            yield entry
+
+    def reversed(self) -> Iterator[dict]:
+        """Valid entries newest first, reading the file backwards in blocks."""
+        for line in reverse_lines(self.path):
+            entry = parse_line(line)
+            if entry is not None:
+                yield entry
+
+    def get(self, entry_id: str) -> dict | None:
+        """The entry with ``entry_id`` (the last one, should an id ever repeat)."""
+        needle = b'"id":"' + entry_id.encode() + b'"'
+        found = None
+        for line in self.lines():
+            if needle in line:
+                entry = parse_line(line)
+                if entry is not None and entry["id"] == entry_id:
+                    found = entry
+        return found
+
+    def ids(self) -> set[str]:
+        return {e["id"] for e in self.entries()}
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+
+def reverse_lines(path: Path) -> Iterator[bytes]:
+    """Lines of ``path`` from last to first, without reading the whole file."""
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with fh:
+        fh.seek(0, os.SEEK_END)
+        pos = fh.tell()
+        rest = b""
+        while pos > 0:
+            size = min(_BLOCK, pos)
+            pos -= size
+            fh.seek(pos)
+            block = fh.read(size) + rest
+            parts = block.split(b"\n")
+            rest = parts[0]
+            for line in reversed(parts[1:]):
+                if line.strip():
+                    yield line
+        if rest.strip():
+            yield rest
+
+
+def _ends_torn(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return False
+    return os.pread(fd, 1, size - 1) != b"\n"
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)

@@ -1,0 +1,178 @@
+"""Structured queries over the log: type, subject, status, session, time window, keywords.
+
+Replaced entries are hidden unless ``include_replaced``; then they carry ``replacedBy``.
+The scan streams the file and only parses lines whose raw bytes can match, so a filter costs
+about as much as reading the file once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from .errors import UsageError
+
+_RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*(?:ago)?\s*$", re.I)
+_UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_when(text: str, *, end_of_day: bool = False, now: datetime | None = None) -> datetime:
+    """A moment from ``7d`` / ``12h`` / ``2w`` / ``today`` / an ISO date or date-time (UTC)."""
+    now = now or datetime.now(timezone.utc)
+    value = text.strip()
+    match = _RELATIVE.match(value)
+    if match:
+        amount, unit = int(match.group(1)), match.group(2).lower()
+        if unit == "y":
+            return now - timedelta(days=365 * amount)
+        return now - timedelta(**{_UNITS[unit]: amount})
+    lowered = value.lower()
+    if lowered in ("now",):
+        return now
+    if lowered in ("today", "yesterday"):
+        day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        if lowered == "yesterday":
+            day -= timedelta(days=1)
+        return day + timedelta(days=1) if end_of_day else day
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"cannot read {text!r} as a time: use an ISO date (2026-02-20), "
+            "a date-time or a relative form like 7d, 12h, 2w") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    if end_of_day and len(value) == 10:  # a bare date as an upper bound includes that day
+        moment += timedelta(days=1)
+    return moment
+
+
+def entry_time(entry: dict) -> datetime | None:
+    value = entry.get("timestamp")
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@dataclass
+class Query:
+    text: str | None = None
+    type: str | None = None
+    subject: str | None = None
+    status: str | None = None
+    session: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    include_replaced: bool = False
+    limit: int | None = None
+    words: list[str] = field(init=False)
+
+    def __post_init__(self):
+        from .entries import TASK_STATUSES, TYPES
+
+        if self.type is not None and self.type not in TYPES:
+            raise UsageError(f"unknown type {self.type!r}: use one of {', '.join(TYPES)}")
+        if self.status is not None and self.status not in TASK_STATUSES:
+            raise UsageError(f"unknown status {self.status!r}: use open or done")
+        if self.limit is not None and self.limit < 1:
+            raise UsageError("--limit must be at least 1")
+        self.words = [w.lower() for w in (self.text or "").split() if w]
+
+    def needles(self) -> list[bytes]:
+        """Byte strings every matching raw line must contain (a cheap prefilter)."""
+        out = []
+        for value in (self.type, self.subject, self.status, self.session):
+            if value:
+                out.append(b'"' + value.encode() + b'"')
+        return out
+
+    def matches(self, entry: dict) -> bool:
+        """The structured filters and keywords (every word, case-insensitive)."""
+        if self.type and entry.get("type") != self.type:
+            return False
+        if self.subject and entry.get("subject") != self.subject:
+            return False
+        if self.status and entry.get("status") != self.status:
+            return False
+        if self.session and entry.get("session") != self.session:
+            return False
+        if self.since or self.until:
+            moment = entry_time(entry)
+            if moment is None:
+                return False
+            if self.since and moment < self.since:
+                return False
+            if self.until and moment >= self.until:
+                return False
+        if self.words:
+            haystack = f"{entry.get('content', '')}\n{entry.get('detail') or ''}".lower()
+            if not all(word in haystack for word in self.words):
+                return False
+        return True
+
+
+def scan(query: Query, path: Path | None = None, *, warn: bool = True):
+    """Yield ``(lineno, entry)`` for every entry that matches ``query``, oldest first.
+
+    Applies replacement resolution: replaced entries are skipped, or marked with
+    ``replacedBy`` when ``query.include_replaced``.
+    """
+    import orjson
+
+    from . import paths
+    from .log import _warn, is_entry
+    from .resolve import StreamingResolution
+
+    path = path or paths.log_path()
+    resolution = StreamingResolution(path)
+    needles = query.needles()
+    # raw-byte prefilter only for words that appear verbatim in JSON (ASCII, nothing escaped)
+    words = [w.encode() for w in query.words
+             if w.isascii() and '"' not in w and "\\" not in w and w.isprintable()]
+    bad = first_bad = 0
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with fh:
+        for lineno, line in enumerate(fh, 1):
+            if needles and not all(n in line for n in needles):
+                continue
+            if words:
+                lowered = line.lower()
+                if not all(w in lowered for w in words):
+                    continue
+            try:
+                entry = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                entry = None
+            if entry is None or not is_entry(entry):
+                if line.strip():
+                    bad += 1
+                    first_bad = first_bad or lineno
+                continue
+            if not query.matches(entry):
+                continue
+            replacer = resolution.replaced_by(entry["id"], lineno)
+            if replacer is not None:
+                if not query.include_replaced:
+                    continue
+                entry["replacedBy"] = replacer
+            yield lineno, entry
+    if bad and warn:
+        _warn(f"skipped {bad} invalid line(s) in {path} (first at line {first_bad})")
+
+
+def run(query: Query, path: Path | None = None) -> list[dict]:
+    """Matching entries in log order; with a limit, the most recent ``limit`` of them."""
+    results = deque(maxlen=query.limit) if query.limit else []
+    for _, entry in scan(query, path):
+        results.append(entry)
+    return list(results)

@@ -1,0 +1,84 @@
+"""Output: data first. JSON Lines when piped or asked for, a rich table for people."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+
+def want_json(as_json: bool | None) -> bool:
+    """``--json`` forces JSON; otherwise JSON whenever stdout is not a terminal."""
+    if as_json:
+        return True
+    return not sys.stdout.isatty()
+
+
+def _dumps(obj) -> str:
+    import orjson
+
+    return orjson.dumps(obj).decode()
+
+
+def emit_json_lines(items: Iterable[dict]) -> int:
+    count = 0
+    write = sys.stdout.write
+    for item in items:
+        write(_dumps(item) + "\n")
+        count += 1
+    sys.stdout.flush()
+    return count
+
+
+def emit_json(obj) -> None:
+    sys.stdout.write(_dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def entries_table(entries: list[dict], *, title: str | None = None, show_score: bool = False):
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False, expand=False, header_style="bold")
+    table.add_column("id", style="dim", no_wrap=True)
+    table.add_column("date", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("subject", style="cyan", no_wrap=True)
+    table.add_column("content", overflow="fold")
+    if show_score:
+        table.add_column("score", justify="right", no_wrap=True)
+    for entry in entries:
+        if entry.get("source") == "memory":
+            row = ["", "", "memory", f"{entry['path']}:{entry.get('startLine', '')}",
+                   entry.get("snippet", "")]
+        else:
+            kind = entry.get("type", "")
+            if entry.get("status"):
+                kind += f" ({entry['status']})"
+            content = entry.get("content", "")
+            if entry.get("replacedBy"):
+                content = f"[strike]{content}[/strike] [dim]→ {entry['replacedBy']}[/dim]"
+            row = [entry.get("id", ""), (entry.get("timestamp") or "")[:10], kind,
+                   entry.get("subject") or "", content]
+        if show_score:
+            row.append(f"{entry.get('score', 0):.2f}")
+        table.add_row(*row)
+    return table
+
+
+def emit_entries(entries: Iterable[dict], as_json: bool | None = None, *,
+                 show_score: bool = False, empty_message: str = "No entries.") -> int:
+    """Print entries as JSON Lines or a table; returns how many."""
+    if want_json(as_json):
+        return emit_json_lines(entries)
+    rows = list(entries)
+    out = console()
+    if not rows:
+        console(stderr=True).print(empty_message)
+        return 0
+    out.print(entries_table(rows, show_score=show_score))
+    return len(rows)

@@ -1,0 +1,100 @@
+"""Replacement resolution (design §3.3): which entries are current.
+
+A correction is a new entry whose ``replaces`` names an older id. The resolver reads forward:
+an entry is replaced when a *later* line replaces it. Reading forward makes chains work
+(A <- B <- C: only C is current) and makes cycles harmless: in ``A replaces B`` followed by
+``B replaces A`` only the second replacement points backwards in the file, so A is hidden and
+B stays. A ``replaces`` naming an id that does not exist hides nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+
+class Resolution:
+    """Replacement map over entries held in memory (briefing, history, small logs)."""
+
+    def __init__(self, entries: list[dict]):
+        self.entries = entries
+        self.by_id: dict[str, dict] = {}
+        self.position: dict[str, int] = {}
+        # old id -> the id of the latest entry after it that replaces it
+        self.replaced_by: dict[str, str] = {}
+        for pos, entry in enumerate(entries):
+            target = entry.get("replaces")
+            if isinstance(target, str) and target in self.position and target != entry["id"]:
+                self.replaced_by[target] = entry["id"]
+            self.by_id[entry["id"]] = entry
+            self.position[entry["id"]] = pos
+        self.current = [e for e in entries if e["id"] not in self.replaced_by]
+
+    @classmethod
+    def build(cls, entries: Iterable[dict]) -> "Resolution":
+        return cls(list(entries))
+
+    def is_replaced(self, entry_id: str) -> bool:
+        return entry_id in self.replaced_by
+
+    def latest(self, entry_id: str) -> dict | None:
+        """The current version of ``entry_id``: follow replacements to the end of the chain."""
+        seen = set()
+        while entry_id in self.replaced_by and entry_id not in seen:
+            seen.add(entry_id)
+            entry_id = self.replaced_by[entry_id]
+        return self.by_id.get(entry_id)
+
+    def history(self, entry_id: str) -> list[dict]:
+        """The whole chain ``entry_id`` belongs to, oldest first."""
+        if entry_id not in self.by_id:
+            return []
+        root = entry_id
+        seen = {root}
+        while True:
+            target = self.by_id[root].get("replaces")
+            if (not isinstance(target, str) or target in seen
+                    or self.replaced_by.get(target) != root):
+                break
+            seen.add(target)
+            root = target
+        chain = [self.by_id[root]]
+        walked = {root}
+        while root in self.replaced_by and self.replaced_by[root] not in walked:
+            root = self.replaced_by[root]
+            walked.add(root)
+            chain.append(self.by_id[root])
+        return chain
+
+
+class StreamingResolution:
+    """The same rule without holding the log in memory.
+
+    One cheap pass collects the lines that replace something (only lines containing
+    ``"replaces"`` are parsed); the caller then streams the log with line numbers and asks
+    :meth:`replaced_by` for each entry.
+    """
+
+    def __init__(self, path: Path):
+        from .log import parse_line
+
+        self.replacers: dict[str, list[tuple[int, str]]] = {}
+        try:
+            fh = open(path, "rb")
+        except FileNotFoundError:
+            return
+        with fh:
+            for lineno, line in enumerate(fh, 1):
+                if b'"replaces"' not in line:
+                    continue
+                entry = parse_line(line)
+                if entry is None:
+                    continue
+                target = entry.get("replaces")
+                if isinstance(target, str) and target != entry["id"]:
+                    self.replacers.setdefault(target, []).append((lineno, entry["id"]))
+
+    def replaced_by(self, entry_id: str, lineno: int) -> str | None:
+        """The latest entry after line ``lineno`` that replaces ``entry_id``, if any."""
+        later = [rid for pos, rid in self.replacers.get(entry_id, ()) if pos > lineno]
+        return later[-1] if later else None

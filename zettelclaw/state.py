@@ -1,0 +1,85 @@
+"""The run's bookkeeping: ``state.json`` (design §4.1.1).
+
+``extractedSessions`` and ``failedSessions`` keyed by OpenClaw sessionId, plus room for more
+(token totals, judged contradiction pairs). Written atomically (temp file + rename); mutate it
+inside :func:`transaction`, which holds the directory lock from read to write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from datetime import datetime, timedelta, timezone
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import paths
+from .errors import ZettelclawError
+from .fsutil import atomic_write, dir_lock
+
+PRUNE_AFTER_DAYS = 30
+
+
+class State(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    version: int = 1
+    extractedSessions: dict[str, dict] = Field(default_factory=dict)
+    failedSessions: dict[str, dict] = Field(default_factory=dict)
+
+    @classmethod
+    def load(cls) -> "State":
+        path = paths.state_path()
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return cls()
+        try:
+            data = json.loads(raw or "{}")
+            return cls.model_validate(data)
+        except ValueError as exc:
+            raise ZettelclawError(
+                f"{path} is not valid state JSON ({str(exc).splitlines()[0]}); "
+                "move it aside and run `zettelclaw sweep` to rebuild it") from None
+
+    def save(self) -> None:
+        body = json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+        atomic_write(paths.state_path(), body)
+
+    def section(self, name: str) -> dict:
+        """A free-form top-level section (created empty when missing)."""
+        extra = self.__pydantic_extra__
+        if name not in extra or not isinstance(extra[name], dict):
+            extra[name] = {}
+        return extra[name]
+
+    def prune(self, now: datetime | None = None, days: int = PRUNE_AFTER_DAYS) -> int:
+        """Drop session records older than ``days``; returns how many went."""
+        cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=days)
+        removed = 0
+        for table in (self.extractedSessions, self.failedSessions):
+            for key in [k for k, v in table.items() if _older(v.get("at"), cutoff)]:
+                del table[key]
+                removed += 1
+        return removed
+
+
+def _older(stamp, cutoff: datetime) -> bool:
+    if not isinstance(stamp, str):
+        return False
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment < cutoff
+
+
+@contextlib.contextmanager
+def transaction():
+    """Lock the log directory, load state, yield it, save it atomically if no error."""
+    with dir_lock(paths.log_dir()):
+        state = State.load()
+        yield state
+        state.save()

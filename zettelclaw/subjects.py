@@ -1,0 +1,157 @@
+"""The subjects registry (design §3.1): ``subjects.json`` maps slug -> {display, type}.
+
+Slugs are lowercase kebab-case. Extraction adds unknown slugs automatically; people add,
+rename (which rewrites the log's ``subject`` fields, never content) and remove them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from . import paths
+from .errors import NotFoundError, UsageError, ZettelclawError
+from .fsutil import atomic_write, dir_lock
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+DEFAULT_TYPE = "project"
+TYPE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def is_slug(text: str) -> bool:
+    return bool(SLUG_RE.match(text or "")) and len(text) <= 80
+
+
+def check_slug(text: str) -> str:
+    if not is_slug(text):
+        raise UsageError(f"{text!r} is not a valid subject slug: use lowercase kebab-case "
+                         "like auth-migration")
+    return text
+
+
+def slugify(text: str) -> str:
+    """``Auth_Migration`` / ``authMigration`` / ``Auth Migration`` -> ``auth-migration``."""
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", text)
+    text = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return text[:80].strip("-")
+
+
+def display_name(slug: str) -> str:
+    return " ".join(part.capitalize() for part in slug.split("-"))
+
+
+def _load_raw() -> dict:
+    import json
+
+    path = paths.subjects_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except FileNotFoundError:
+        return {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ZettelclawError(f"{path} is not valid JSON ({exc}); fix or remove it") from None
+    if not isinstance(data, dict):
+        raise ZettelclawError(f"{path} must hold a JSON object of slug -> subject")
+    return data
+
+
+def _save_raw(data: dict) -> None:
+    import json
+
+    body = json.dumps(dict(sorted(data.items())), indent=2, ensure_ascii=False) + "\n"
+    atomic_write(paths.subjects_path(), body)
+
+
+class Registry:
+    """The registry as loaded; every mutation re-reads and writes under the directory lock."""
+
+    def __init__(self, data: dict):
+        self.data = data
+
+    @classmethod
+    def load(cls) -> "Registry":
+        return cls(_load_raw())
+
+    def __contains__(self, slug: str) -> bool:
+        return slug in self.data
+
+    def items(self):
+        return sorted(self.data.items())
+
+    def add(self, slug: str, type: str | None = None, display: str | None = None) -> dict:
+        check_slug(slug)
+        if type is not None and not TYPE_RE.match(type):
+            raise UsageError(f"{type!r} is not a valid subject type (e.g. project, person)")
+        with dir_lock(paths.log_dir()):
+            data = _load_raw()
+            record = dict(data.get(slug) or {})
+            record["display"] = display or record.get("display") or display_name(slug)
+            record["type"] = type or record.get("type") or DEFAULT_TYPE
+            data[slug] = record
+            _save_raw(data)
+        self.data = data
+        return record
+
+    def ensure(self, slugs, type: str = DEFAULT_TYPE, *, locked: bool = False) -> list[str]:
+        """Add every slug not yet known (Title Case display); returns the ones added."""
+        import contextlib
+
+        wanted = [s for s in dict.fromkeys(slugs) if s and is_slug(s)]
+        with contextlib.nullcontext() if locked else dir_lock(paths.log_dir()):
+            data = _load_raw()
+            added = [s for s in wanted if s not in data]
+            for slug in added:
+                data[slug] = {"display": display_name(slug), "type": type}
+            if added:
+                _save_raw(data)
+        self.data = data
+        return added
+
+    def rename(self, old: str, new: str) -> int:
+        """Rename (or merge into an existing) subject; returns how many log lines changed."""
+        import orjson
+
+        from .log import Log
+
+        check_slug(old)
+        check_slug(new)
+        if old == new:
+            raise UsageError("old and new slug are the same")
+        needle = b'"' + old.encode() + b'"'
+
+        def transform(line: bytes) -> bytes:
+            if needle not in line:
+                return line
+            try:
+                entry = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                return line  # a torn line stays as it was
+            if not isinstance(entry, dict) or entry.get("subject") != old:
+                return line
+            entry["subject"] = new
+            return orjson.dumps(entry) + (b"\n" if line.endswith(b"\n") else b"")
+
+        with dir_lock(paths.log_dir()):
+            data = _load_raw()
+            changed = Log(paths.log_path()).rewrite(transform, locked=True)
+            if old not in data and not changed:
+                raise NotFoundError(f"no subject {old!r} in the registry or the log")
+            record = data.pop(old, None)
+            if new not in data:
+                data[new] = {"display": display_name(new),
+                             "type": (record or {}).get("type", DEFAULT_TYPE)}
+            _save_raw(data)
+        self.data = data
+        return changed
+
+    def remove(self, slug: str) -> dict:
+        check_slug(slug)
+        with dir_lock(paths.log_dir()):
+            data = _load_raw()
+            if slug not in data:
+                raise NotFoundError(f"no subject {slug!r} in the registry")
+            record = data.pop(slug)
+            _save_raw(data)
+        self.data = data
+        return record
