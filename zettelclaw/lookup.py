@@ -53,12 +53,12 @@ def entry_chain(entry_id: str) -> list[dict]:
 
 
 def session(session_id: str, agent: str | None = None) -> dict:
-    from . import transcripts
-
     session_id = session_id.strip()
     if not session_id or "/" in session_id or "\\" in session_id or ".." in session_id \
             or session_id.startswith("."):
         raise UsageError(f"refused: {session_id!r} is not a session id")
+    from . import transcripts
+
     ref = transcripts.find_session(session_id, agent)
     segments = transcripts.read_segments(ref)
     return {

@@ -29,15 +29,14 @@ def register(app: typer.Typer) -> None:
         from .. import lookup
         from ..render import emit_json, emit_json_lines, want_json
 
-        json_out = want_json(as_json)
         kind, result = lookup.get(target, history=history, start=from_, count=lines, agent=agent)
-        if kind == "entries":
-            if json_out:
+        if kind == "entries":  # data: JSON Lines when piped
+            if want_json(as_json):
                 emit_json_lines(result)
             else:
                 for entry in result:
                     typer.echo(lookup.format_entry(entry))
-        elif json_out:
+        elif as_json:  # transcripts and files read as text unless asked for JSON
             emit_json(result)
         elif kind == "session":
             typer.echo(lookup.format_session(result))

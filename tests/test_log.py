@@ -1,0 +1,86 @@
+"""The append-only log: whole lines, locks, torn tails, private files."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import orjson
+
+from tests.conftest import DESIGN_LINES, write_log
+from zettelclaw.log import Log
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_appended_lines_are_compact_json_the_design_one_liners_can_grep(log_dir, cli):
+    result = cli("write", "decision", "Queue-based retries", "--subject", "auth-migration",
+                 "--detail", "cascading failures")
+    assert result.exit_code == 0, result.stderr
+    line = (log_dir / "log.jsonl").read_bytes()
+    assert b'"type":"decision"' in line
+    assert b'"subject":"auth-migration"' in line
+    assert b": " not in line and b", " not in line.replace(b"Queue-based retries", b"")
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+
+
+def test_new_log_dir_is_0700_and_files_are_0600(log_dir, cli):
+    cli("write", "fact", "Max prefers tea", "--subject", "max")
+    assert mode(log_dir) == 0o700
+    assert mode(log_dir / "log.jsonl") == 0o600
+    assert mode(log_dir / "subjects.json") == 0o600
+
+
+def test_reader_skips_a_torn_line_with_one_warning_and_goes_on(log_dir, cli):
+    write_log(log_dir, DESIGN_LINES[:2], raw_tail=b'{"id":"torn","type":"fa\nnot json\n')
+    write_log(log_dir, DESIGN_LINES[2:3])
+    result = cli("search", "--json")
+    assert result.exit_code == 0
+    ids = [orjson.loads(line)["id"] for line in result.stdout.splitlines()]
+    assert ids == ["a3k9x_BmQ2yT", "r7Wp3nKx_mZe", "Ht4vL_9qRx2D"]
+    assert result.stderr.count("warning:") == 1
+    assert "skipped 2 invalid line(s)" in result.stderr
+
+
+def test_writer_after_a_torn_tail_starts_on_a_fresh_line(log_dir):
+    write_log(log_dir, DESIGN_LINES[:1], raw_tail=b'{"id":"half-writ')
+    Log(log_dir / "log.jsonl").append([DESIGN_LINES[1]])
+    lines = (log_dir / "log.jsonl").read_bytes().splitlines()
+    assert lines[1] == b'{"id":"half-writ'
+    assert orjson.loads(lines[2])["id"] == "r7Wp3nKx_mZe"
+    assert [e["id"] for e in Log(log_dir / "log.jsonl", warn=False).entries()] == [
+        "a3k9x_BmQ2yT", "r7Wp3nKx_mZe"]
+
+
+def test_unknown_fields_of_existing_lines_are_kept(log_dir, cli):
+    write_log(log_dir, [{**DESIGN_LINES[0], "pinned": True}])
+    [entry] = cli.lines("search", "--json")
+    assert entry["pinned"] is True
+
+
+def test_reversed_reads_newest_first_across_block_boundaries(log_dir):
+    entries = [{**DESIGN_LINES[1], "id": f"id{n:010d}", "content": "x" * 5000}
+               for n in range(40)]
+    write_log(log_dir, entries)
+    got = [e["id"] for e in Log(log_dir / "log.jsonl").reversed()]
+    assert got == [e["id"] for e in reversed(entries)]
+
+
+def test_concurrent_appends_from_processes_lose_nothing(log_dir, tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from zettelclaw.log import Log\n"
+        "from zettelclaw.entries import make_entry\n"
+        "log = Log()\n"
+        "for n in range(50):\n"
+        "    log.append([make_entry('fact', f'p{sys.argv[1]} n{n} ' + 'y' * 3000, 's')])\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(p)]) for p in range(4)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    lines = (log_dir / "log.jsonl").read_bytes().splitlines()
+    assert len(lines) == 200
+    assert all(orjson.loads(line)["type"] == "fact" for line in lines)

@@ -1,0 +1,61 @@
+"""Replacement resolution (design §3.3): forward pass, chains, dangling ids, cycles."""
+
+from __future__ import annotations
+
+from tests.conftest import DESIGN_LINES, write_log
+from zettelclaw.resolve import Resolution
+
+
+def entry(id, **kw):
+    return {"id": id, "timestamp": "2026-02-20T00:00:00Z", "type": "fact",
+            "content": f"content of {id}", "session": "s", **kw}
+
+
+def ids(entries):
+    return [e["id"] for e in entries]
+
+
+def test_design_replacement_examples_show_only_current_versions():
+    res = Resolution.build(DESIGN_LINES)
+    assert "a3k9x_BmQ2yT" not in ids(res.current)
+    assert "r7Wp3nKx_mZe" not in ids(res.current)
+    assert res.latest("a3k9x_BmQ2yT")["content"].startswith("Queue-based retries with dead")
+
+
+def test_a_chain_resolves_to_its_last_link():
+    res = Resolution.build([entry("A"), entry("B", replaces="A"), entry("C", replaces="B")])
+    assert ids(res.current) == ["C"]
+    assert res.latest("A")["id"] == "C"
+    assert ids(res.history("B")) == ["A", "B", "C"]
+
+
+def test_dangling_replaces_hides_nothing():
+    res = Resolution.build([entry("A"), entry("B", replaces="nope")])
+    assert ids(res.current) == ["A", "B"]
+
+
+def test_cycle_never_hides_both_entries():
+    # A claims to replace B before B exists; B then replaces A. Reading forward, only B's
+    # replacement points backwards, so A goes and B stays.
+    res = Resolution.build([entry("A", replaces="B"), entry("B", replaces="A")])
+    assert ids(res.current) == ["B"]
+    assert res.latest("A")["id"] == "B"
+
+
+def test_self_replacement_is_ignored():
+    res = Resolution.build([entry("A", replaces="A")])
+    assert ids(res.current) == ["A"]
+
+
+def test_search_hides_replaced_and_all_marks_them(log_dir, cli):
+    write_log(log_dir, [entry("A"), entry("B", replaces="A"), entry("C", replaces="B"),
+                        entry("X", replaces="Y"), entry("Y", replaces="X")])
+    assert ids(cli.lines("search", "--json")) == ["C", "Y"]
+    marked = {e["id"]: e.get("replacedBy") for e in cli.lines("search", "--all", "--json")}
+    assert marked == {"A": "B", "B": "C", "C": None, "X": "Y", "Y": None}
+
+
+def test_get_history_prints_the_chain(log_dir, cli):
+    write_log(log_dir, DESIGN_LINES)
+    chain = cli.lines("get", "Cx6tM_1pWn8Y", "--history", "--json")
+    assert ids(chain) == ["a3k9x_BmQ2yT", "Cx6tM_1pWn8Y"]

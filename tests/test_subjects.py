@@ -1,0 +1,93 @@
+"""The subjects registry (design §3.1): add, list, rename (and merge), remove."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+
+from tests.conftest import DESIGN_LINES, write_log
+
+
+def registry(log_dir):
+    return json.loads((log_dir / "subjects.json").read_text())
+
+
+def test_add_and_list(log_dir, cli):
+    assert cli("subjects", "add", "auth-migration", "--type", "project").exit_code == 0
+    assert cli("subjects", "add", "max", "--type", "person").exit_code == 0
+    listed = cli.lines("subjects", "list", "--json")
+    assert listed == [
+        {"slug": "auth-migration", "display": "Auth Migration", "type": "project"},
+        {"slug": "max", "display": "Max", "type": "person"},
+    ]
+
+
+@pytest.mark.parametrize("slug", ["Auth_Migration", "authMigration", "a/b", "x y", "lead-",
+                                  "auth--x", 'q"uote', "a.*b", ""])
+def test_malformed_slugs_are_usage_errors_that_change_nothing(log_dir, cli, slug):
+    write_log(log_dir, DESIGN_LINES)
+    before = (log_dir / "log.jsonl").read_bytes()
+    for args in (["add", slug], ["rename", "auth-migration", slug], ["rename", slug, "x"]):
+        result = cli("subjects", *args)
+        assert result.exit_code == 2, args
+        assert result.stderr.startswith("Error: ")
+    assert (log_dir / "log.jsonl").read_bytes() == before
+    assert not (log_dir / "subjects.json").exists()
+
+
+def test_rename_rewrites_subject_fields_only_never_content(log_dir, cli):
+    lines = DESIGN_LINES + [{
+        "id": "Mn1oP_2qRs3T", "timestamp": "2026-02-27T00:00:00Z", "type": "fact",
+        "content": "The auth-migration doc lives in the wiki", "subject": "docs",
+        "session": "x"}]
+    write_log(log_dir, lines)
+    cli("subjects", "add", "auth-migration")
+    result = cli("subjects", "rename", "auth-migration", "auth-v2")
+    assert result.exit_code == 0, result.stderr
+    assert "6 log entries" in result.stdout
+    after = [orjson.loads(l) for l in (log_dir / "log.jsonl").read_bytes().splitlines()]
+    assert [e.get("subject") for e in after] == ["auth-v2"] * 6 + [None, "docs"]
+    assert after[-1]["content"] == "The auth-migration doc lives in the wiki"
+    assert "auth-migration" not in registry(log_dir) and "auth-v2" in registry(log_dir)
+    assert [e["id"] for e in cli.lines("search", "--subject", "auth-v2", "--all")] == [
+        e["id"] for e in DESIGN_LINES[:6]]
+
+
+def test_rename_leaves_untouched_lines_byte_identical(log_dir, cli):
+    raw = b'{"id": "Sp4cEd_line1", "type": "fact", "content": "hand written", "session": "s"}\n'
+    path = write_log(log_dir, DESIGN_LINES[:1])
+    with open(path, "ab") as fh:
+        fh.write(raw)
+    cli("subjects", "rename", "auth-migration", "auth")
+    assert path.read_bytes().splitlines()[1] + b"\n" == raw
+
+
+def test_rename_into_an_existing_slug_merges(log_dir, cli):
+    write_log(log_dir, DESIGN_LINES[:2])
+    cli("subjects", "add", "auth-migration")
+    cli("subjects", "add", "auth", "--type", "system", "--display", "Auth")
+    assert cli("subjects", "rename", "auth-migration", "auth").exit_code == 0
+    assert registry(log_dir) == {"auth": {"display": "Auth", "type": "system"}}
+
+
+def test_rename_of_unknown_subject_fails(log_dir, cli):
+    write_log(log_dir, DESIGN_LINES)
+    result = cli("subjects", "rename", "nothing-here", "other")
+    assert result.exit_code == 1
+    assert "no subject 'nothing-here'" in result.stderr
+
+
+def test_remove_keeps_log_entries(log_dir, cli):
+    write_log(log_dir, DESIGN_LINES)
+    cli("subjects", "add", "auth-migration")
+    assert cli("subjects", "remove", "auth-migration").exit_code == 0
+    assert registry(log_dir) == {}
+    assert len(cli.lines("search", "--subject", "auth-migration")) == 4
+    assert cli("subjects", "remove", "auth-migration").exit_code == 1
+
+
+def test_write_with_a_new_subject_registers_it(log_dir, cli):
+    cli("write", "fact", "Max likes tea", "--subject", "max")
+    assert registry(log_dir)["max"] == {"display": "Max", "type": "project"}
