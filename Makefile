@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,dev,bench]'
+	$(PY) -m pip install -q -e '.[test,dev,bench]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
 demo: $(STAMP)

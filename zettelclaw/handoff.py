@@ -6,17 +6,63 @@ parses only the lines it needs with the standard library, and imports nothing he
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+TYPE_CHECKING = False  # importing typing would cost more than the whole command
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # how far back from the handoff to look for the same session's tasks and decisions
 _RELATED_WINDOW = 500
 
 
+def _scanner():
+    """A JSON value scanner straight from the C accelerator.
+
+    ``import json`` pulls in ``re`` and ``enum`` (about 15 ms, as long as Python's own start);
+    the handoff runs before every prompt, so it parses its few lines with ``_json`` directly.
+    """
+    try:
+        import _json
+    except ImportError:  # not CPython: the plain module will do
+        import json
+
+        return lambda text, idx: json.JSONDecoder().raw_decode(text, idx)
+
+    class _Context:
+        strict = True
+        object_hook = None
+        object_pairs_hook = None
+        parse_float = float
+        parse_int = int
+        parse_constant = float  # NaN, Infinity
+        memo: dict = {}
+
+    return _json.make_scanner(_Context)
+
+
+_scan = None
+
+
+def _loads(line: bytes):
+    global _scan
+    if _scan is None:
+        _scan = _scanner()
+    text = line.decode("utf-8").strip()
+    try:
+        obj, end = _scan(text, 0)
+    except SystemError:
+        # _json reports a malformed string through json.decoder, which is not loaded yet
+        import json
+
+        return json.loads(text)
+    if end != len(text):
+        raise ValueError("trailing data")
+    return obj
+
+
 def _parse(line: bytes) -> dict | None:
     try:
-        obj = json.loads(line)
-    except ValueError:
+        obj = _loads(line)
+    except (ValueError, StopIteration, UnicodeDecodeError, RecursionError):
         return None
     if isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(
             obj.get("content"), str) and isinstance(obj.get("type"), str):
@@ -94,10 +140,12 @@ def print_handoff(as_json: bool = False) -> None:
 
     from . import paths
 
-    found = last_handoff(paths.log_path())
+    found = last_handoff(paths.log_file())
     if found is None:
         return
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(found, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
         sys.stdout.write(format_handoff(found) + "\n")

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
+TYPE_CHECKING = False  # `import typing` costs ~10 ms on the handoff path
 
 from . import paths
-from .fsutil import FILE_MODE, dir_lock, ensure_private_dir, fsync_dir
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from pathlib import Path
+
+FILE_MODE = 0o600
 
 TYPES = frozenset(("task", "fact", "decision", "question", "handoff"))
 _BLOCK = 1 << 16
@@ -47,6 +51,8 @@ class Log:
     """The log file at ``path`` (default: the resolved ``log.jsonl``)."""
 
     def __init__(self, path: Path | None = None, *, warn: bool = True):
+        from pathlib import Path
+
         self.path = Path(path) if path is not None else paths.log_path()
         self.warn = warn
 
@@ -54,6 +60,8 @@ class Log:
 
     def append(self, entries: Iterable[dict]) -> int:
         """Append ``entries`` in one locked write; returns how many were written."""
+        from .fsutil import dir_lock
+
         data = b"".join(dumps(e) + b"\n" for e in entries)
         if not data:
             return 0
@@ -79,6 +87,8 @@ class Log:
         """
         import contextlib
         import tempfile
+
+        from .fsutil import dir_lock, fsync_dir
 
         with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
             if not self.path.exists():
@@ -106,6 +116,8 @@ class Log:
 
     def create(self) -> None:
         """Make sure the directory (0700) and an empty log (0600) exist."""
+        from .fsutil import ensure_private_dir
+
         ensure_private_dir(self.path.parent)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
         os.close(fd)
@@ -173,7 +185,7 @@ class Log:
         return self.path.exists()
 
 
-def reverse_lines(path: Path) -> Iterator[bytes]:
+def reverse_lines(path: str | Path) -> Iterator[bytes]:
     """Lines of ``path`` from last to first, without reading the whole file."""
     try:
         fh = open(path, "rb")

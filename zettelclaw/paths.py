@@ -7,13 +7,17 @@ Workspace:  --workspace / OPENCLAW_WORKSPACE_DIR / agents.defaults.workspace /
 Config:     OPENCLAW_CONFIG_PATH / $OPENCLAW_STATE_DIR/openclaw.json / ~/.openclaw/openclaw.json
 
 The CLI's --home and --workspace options set ZETTELCLAW_HOME / OPENCLAW_WORKSPACE_DIR, so
-there is exactly one resolution order.
+there is exactly one resolution order. The resolution itself works on strings (``os.path``):
+``zettelclaw handoff`` runs before every prompt and must not pay for importing pathlib.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+TYPE_CHECKING = False  # `import typing` costs ~10 ms on the handoff path
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 LOG_FILE = "log.jsonl"
 SUBJECTS_FILE = "subjects.json"
@@ -23,43 +27,53 @@ MEMORY_FILE = "MEMORY.md"
 _config_cache: dict[tuple[str, float], dict] = {}
 
 
-def _expand(value: str) -> Path:
-    return Path(os.path.expandvars(os.path.expanduser(value)))
+def _path(value: str) -> Path:
+    from pathlib import Path
+
+    return Path(value)
 
 
-def home_dir() -> Path:
-    return Path(os.environ.get("HOME") or os.path.expanduser("~"))
+def _expand(value: str) -> str:
+    return os.path.expandvars(os.path.expanduser(value))
 
 
-def openclaw_state_dir() -> Path:
-    """OpenClaw's state directory (``~/.openclaw`` unless OPENCLAW_STATE_DIR says otherwise)."""
+def _home() -> str:
+    return os.environ.get("HOME") or os.path.expanduser("~")
+
+
+def _state_dir() -> str:
     env = os.environ.get("OPENCLAW_STATE_DIR")
-    if env:
-        return _expand(env)
-    return home_dir() / ".openclaw"
+    return _expand(env) if env else os.path.join(_home(), ".openclaw")
 
 
-def openclaw_config_path() -> Path:
+def _config_path() -> str:
     env = os.environ.get("OPENCLAW_CONFIG_PATH")
-    if env:
-        return _expand(env)
-    return openclaw_state_dir() / "openclaw.json"
+    return _expand(env) if env else os.path.join(_state_dir(), "openclaw.json")
+
+
+def _dig(data, *keys: str):
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
 
 
 def load_openclaw_config() -> dict:
     """OpenClaw's config (JSON5), or {} when there is none. Cached per path and mtime."""
     from .errors import ZettelclawError
 
-    path = openclaw_config_path()
+    path = _config_path()
     try:
-        mtime = path.stat().st_mtime
+        mtime = os.stat(path).st_mtime
     except OSError:
         return {}
-    key = (str(path), mtime)
+    key = (path, mtime)
     if key in _config_cache:
         return _config_cache[key]
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
         try:  # most configs are plain JSON: skip the slower JSON5 parser when they are
             import json
 
@@ -77,32 +91,56 @@ def load_openclaw_config() -> dict:
     return data
 
 
-def _dig(data: dict, *keys: str):
-    for key in keys:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
-
-
 def plugin_config() -> dict:
     """``plugins.entries.zettelclaw.config`` from the OpenClaw config ({} when absent)."""
     value = _dig(load_openclaw_config(), "plugins", "entries", "zettelclaw", "config")
     return value if isinstance(value, dict) else {}
 
 
-def log_dir() -> Path:
+def _log_dir() -> str:
     env = os.environ.get("ZETTELCLAW_HOME")
     if env:
         return _expand(env)
     configured = plugin_config().get("logDir")
     if isinstance(configured, str) and configured:
         return _expand(configured)
-    return openclaw_state_dir() / "zettelclaw"
+    return os.path.join(_state_dir(), "zettelclaw")
+
+
+def log_file() -> str:
+    """The log's path as a string (the cheap form the handoff hook uses)."""
+    return os.path.join(_log_dir(), LOG_FILE)
+
+
+def _workspace() -> str:
+    env = os.environ.get("OPENCLAW_WORKSPACE_DIR")
+    if env:
+        return _expand(env)
+    configured = _dig(load_openclaw_config(), "agents", "defaults", "workspace")
+    if isinstance(configured, str) and configured:
+        return _expand(configured)
+    return os.path.join(_state_dir(), "workspace")
+
+
+def home_dir() -> Path:
+    return _path(_home())
+
+
+def openclaw_state_dir() -> Path:
+    """OpenClaw's state directory (``~/.openclaw`` unless OPENCLAW_STATE_DIR says otherwise)."""
+    return _path(_state_dir())
+
+
+def openclaw_config_path() -> Path:
+    return _path(_config_path())
+
+
+def log_dir() -> Path:
+    return _path(_log_dir())
 
 
 def log_path() -> Path:
-    return log_dir() / LOG_FILE
+    return _path(log_file())
 
 
 def subjects_path() -> Path:
@@ -114,13 +152,7 @@ def state_path() -> Path:
 
 
 def workspace_dir() -> Path:
-    env = os.environ.get("OPENCLAW_WORKSPACE_DIR")
-    if env:
-        return _expand(env)
-    configured = _dig(load_openclaw_config(), "agents", "defaults", "workspace")
-    if isinstance(configured, str) and configured:
-        return _expand(configured)
-    return openclaw_state_dir() / "workspace"
+    return _path(_workspace())
 
 
 def memory_md_path() -> Path:
