@@ -45,9 +45,20 @@ def dir_lock(path: Path, timeout: float = 60.0):
                 if time.monotonic() > deadline:
                     raise LockTimeout(f"{path} is locked by another zettelclaw process") from None
                 time.sleep(0.005)
+        _remove_stale_temp_files(path)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _remove_stale_temp_files(directory: Path) -> None:
+    """Temp files of a writer that was killed mid-write. Every writer of this directory holds
+    the lock while its temp file exists, so whatever we find while holding it is stale."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(directory):
+            if name.startswith(".") and name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, name))
 
 
 def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None:
