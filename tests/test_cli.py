@@ -1,0 +1,95 @@
+"""The CLI as a person meets it: help, README, exit codes, writing entries by hand."""
+
+from __future__ import annotations
+
+import re
+import orjson
+
+from tests.conftest import DESIGN_LINES, REPO, write_log
+
+
+def commands() -> list[str]:
+    import typer.main
+
+    from zettelclaw.cli import app
+
+    group = typer.main.get_command(app)
+    return sorted(group.commands)
+
+
+def test_readme_documents_every_command_and_the_exit_codes():
+    readme = (REPO / "README.md").read_text()
+    assert readme.splitlines()[3:5] == [
+        "make demo   # runs the whole pipeline on a bundled example OpenClaw home",
+        "make test   # installs everything into .venv and runs the whole test suite",
+    ]
+    documented = set(re.findall(r"`zettelclaw ([a-z]+)", readme))
+    missing = [c for c in commands() if c not in documented]
+    assert missing == []
+    for code in ("| 0 |", "| 1 |", "| 2 |"):
+        assert code in readme
+
+
+def test_every_command_has_help(cli):
+    for name in commands():
+        result = cli(name, "--help")
+        assert result.exit_code == 0, name
+        assert "Usage:" in result.stdout
+
+
+def test_version(cli):
+    from zettelclaw import __version__
+
+    assert cli("--version").stdout.strip() == f"zettelclaw {__version__}"
+
+
+def test_write_a_correction_that_replaces_an_entry(design_log, cli):
+    result = cli("write", "fact", "Backoff intervals are 2s, 10s, 30s", "--subject",
+                 "auth-migration", "--replaces", "r7Wp3nKx_mZe", "--json")
+    assert result.exit_code == 0, result.stderr
+    written = orjson.loads(result.stdout)
+    assert written["replaces"] == "r7Wp3nKx_mZe" and written["session"] == "manual"
+    assert len(written["id"]) == 12
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", written["timestamp"])
+    current = [e["id"] for e in cli.lines("search", "--type", "fact")]
+    assert "r7Wp3nKx_mZe" not in current and written["id"] in current
+
+
+def test_write_a_task_defaults_to_open(log_dir, cli):
+    entry = orjson.loads(cli("write", "task", "Canary deploy", "--json").stdout)
+    assert entry["status"] == "open"
+
+
+def test_write_rejects_bad_input_and_writes_nothing(log_dir, cli):
+    write_log(log_dir, DESIGN_LINES)
+    before = (log_dir / "log.jsonl").read_bytes()
+    cases = [
+        ["write", "note", "x"],
+        ["write", "fact", "x", "--replaces", "nOsUcH_id123"],
+        ["write", "fact", "x", "--subject", "Not A Slug"],
+        ["write", "fact", "x", "--status", "open"],
+        ["write", "task", "x", "--status", "blocked"],
+        ["write", "fact", "   "],
+    ]
+    for args in cases:
+        result = cli(*args)
+        assert result.exit_code == 2, (args, result.stdout, result.stderr)
+        assert result.stderr.startswith("Error: ") and len(result.stderr.splitlines()) == 1
+    assert (log_dir / "log.jsonl").read_bytes() == before
+
+
+def test_log_shows_the_most_recent_entries(design_log, cli):
+    assert [e["id"] for e in cli.lines("log", "-n", "2", "--json")] == [
+        "Cx6tM_1pWn8Y", "Dw9sN_2qXk7Z"]
+
+
+def test_usage_errors_exit_2(cli):
+    assert cli("search", "--limit", "0").exit_code == 2
+    assert cli("no-such-command").exit_code == 2
+
+
+def test_piped_search_output_is_json_lines_for_jq(design_log, zc):
+    result = zc("search", "--type", "decision")
+    assert result.returncode == 0
+    lines = result.stdout.decode().splitlines()
+    assert [orjson.loads(l)["id"] for l in lines] == ["Cx6tM_1pWn8Y"]
