@@ -34,5 +34,8 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check zettelclaw tests bench examples
 
+stress: $(STAMP)
+	ZC_STRESS=1 $(PY) -m pytest -q tests/test_reliability.py tests/stress
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

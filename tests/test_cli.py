@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 import orjson
 
 from tests.conftest import DESIGN_LINES, REPO, write_log
@@ -92,4 +93,4 @@ def test_piped_search_output_is_json_lines_for_jq(design_log, zc):
     result = zc("search", "--type", "decision")
     assert result.returncode == 0
     lines = result.stdout.decode().splitlines()
-    assert [orjson.loads(l)["id"] for l in lines] == ["Cx6tM_1pWn8Y"]
+    assert [orjson.loads(ln)["id"] for ln in lines] == ["Cx6tM_1pWn8Y"]

@@ -7,8 +7,6 @@ import os
 import orjson
 import pytest
 
-from tests.conftest import DESIGN_LINES, write_log
-
 
 def test_get_an_entry_by_id_marks_replacement(design_log, cli):
     [entry] = cli.lines("get", "a3k9x_BmQ2yT", "--json")
@@ -73,8 +71,8 @@ def test_get_session_prints_user_and_assistant_lines(zc_env, cli):
     events = [
         {"type": "session", "version": 4, "id": "abc12345", "timestamp": "2026-02-20T14:00:00Z"},
         {"type": "message", "id": "m1", "message": {"role": "user", "content": "Use queues"}},
-        {"type": "message", "id": "m2", "message": {"role": "assistant",
-                                                    "content": [{"type": "text", "text": "Done."}]}},
+        {"type": "message", "id": "m2", "message": {
+            "role": "assistant", "content": [{"type": "text", "text": "Done."}]}},
     ]
     (sessions / "abc12345.jsonl").write_bytes(b"\n".join(orjson.dumps(e) for e in events) + b"\n")
     result = cli("get", "session:abc12345")

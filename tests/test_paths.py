@@ -25,11 +25,11 @@ def test_home_defaults_when_nothing_is_set(zc_env, monkeypatch):
 def test_json5_config_supplies_log_dir_and_workspace(zc_env, monkeypatch, tmp_path):
     monkeypatch.delenv("ZETTELCLAW_HOME")
     monkeypatch.delenv("OPENCLAW_WORKSPACE_DIR")
-    (zc_env["state"] / "openclaw.json").write_text("""{
+    (zc_env["state"] / "openclaw.json").write_text(f"""{{
       // JSON5: comments, trailing commas, unquoted keys
-      agents: { defaults: { workspace: "%s/ws", }, },
-      plugins: { entries: { zettelclaw: { config: { logDir: "%s/logs" } } } },
-    }""" % (tmp_path, tmp_path))
+      agents: {{ defaults: {{ workspace: "{tmp_path}/ws", }}, }},
+      plugins: {{ entries: {{ zettelclaw: {{ config: {{ logDir: "{tmp_path}/logs" }} }} }} }},
+    }}""")
     assert paths.log_dir() == tmp_path / "logs"
     assert paths.workspace_dir() == tmp_path / "ws"
 

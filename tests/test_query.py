@@ -32,7 +32,7 @@ def rg(pattern: str, path: Path) -> list[dict]:
         out = subprocess.run([exe, "--no-filename", pattern, str(path)], capture_output=True)
         lines = out.stdout.splitlines()
     else:
-        lines = [l for l in path.read_bytes().splitlines() if re.search(pattern.encode(), l)]
+        lines = [ln for ln in path.read_bytes().splitlines() if re.search(pattern.encode(), ln)]
     return [orjson.loads(line) for line in lines]
 
 
@@ -68,7 +68,7 @@ def test_last_handoff_one_liner_matches_handoff_command(full_log, cli):
 
 
 def test_search_lines_are_the_stored_objects_unchanged(full_log, cli):
-    stored = {e["id"]: e for e in (orjson.loads(l) for l in full_log.read_bytes().splitlines())}
+    stored = {e["id"]: e for e in (orjson.loads(ln) for ln in full_log.read_bytes().splitlines())}
     for entry in cli.lines("search", "--json"):
         assert entry == stored[entry["id"]]
 

@@ -47,7 +47,7 @@ def test_rename_rewrites_subject_fields_only_never_content(log_dir, cli):
     result = cli("subjects", "rename", "auth-migration", "auth-v2")
     assert result.exit_code == 0, result.stderr
     assert "6 log entries" in result.stdout
-    after = [orjson.loads(l) for l in (log_dir / "log.jsonl").read_bytes().splitlines()]
+    after = [orjson.loads(ln) for ln in (log_dir / "log.jsonl").read_bytes().splitlines()]
     assert [e.get("subject") for e in after] == ["auth-v2"] * 6 + [None, "docs"]
     assert after[-1]["content"] == "The auth-migration doc lives in the wiki"
     assert "auth-migration" not in registry(log_dir) and "auth-v2" in registry(log_dir)

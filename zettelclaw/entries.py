@@ -91,7 +91,7 @@ class Entry(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _status_for_tasks(self) -> "Entry":
+    def _status_for_tasks(self) -> Entry:
         if self.type == "task" and self.status is None:
             raise ValueError("a task needs a status (open or done)")
         if self.type != "task" and self.status is not None:

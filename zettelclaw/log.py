@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
-TYPE_CHECKING = False  # `import typing` costs ~10 ms on the handoff path
 
 from . import paths
 
+TYPE_CHECKING = False  # `import typing` costs ~10 ms on the handoff path
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path

@@ -14,6 +14,7 @@ there is exactly one resolution order. The resolution itself works on strings (`
 from __future__ import annotations
 
 import os
+
 TYPE_CHECKING = False  # `import typing` costs ~10 ms on the handoff path
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ class Resolution:
         self.current = [e for e in entries if e["id"] not in self.replaced_by]
 
     @classmethod
-    def build(cls, entries: Iterable[dict]) -> "Resolution":
+    def build(cls, entries: Iterable[dict]) -> Resolution:
         return cls(list(entries))
 
     def is_replaced(self, entry_id: str) -> bool:

@@ -28,7 +28,7 @@ class State(BaseModel):
     failedSessions: dict[str, dict] = Field(default_factory=dict)
 
     @classmethod
-    def load(cls) -> "State":
+    def load(cls) -> State:
         path = paths.state_path()
         try:
             raw = path.read_text(encoding="utf-8")

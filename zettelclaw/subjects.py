@@ -70,7 +70,7 @@ class Registry:
         self.data = data
 
     @classmethod
-    def load(cls) -> "Registry":
+    def load(cls) -> Registry:
         return cls(_load_raw())
 
     def __contains__(self, slug: str) -> bool:

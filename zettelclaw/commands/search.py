@@ -17,11 +17,14 @@ def register(app: typer.Typer) -> None:
             show_default=False)] = None,
         type_: Annotated[Optional[str], typer.Option(
             "--type", "-t", help="task, fact, decision, question or handoff.")] = None,
-        subject: Annotated[Optional[str], typer.Option("--subject", "-s", help="Subject slug.")] = None,
-        status: Annotated[Optional[str], typer.Option("--status", help="Task status: open or done.")] = None,
-        session: Annotated[Optional[str], typer.Option("--session", help="OpenClaw sessionId.")] = None,
+        subject: Annotated[Optional[str], typer.Option(
+            "--subject", "-s", help="Subject slug.")] = None,
+        status: Annotated[Optional[str], typer.Option(
+            "--status", help="Task status: open or done.")] = None,
+        session: Annotated[Optional[str], typer.Option(
+            "--session", help="OpenClaw sessionId.")] = None,
         since: Annotated[Optional[str], typer.Option(
-            "--since", help="From this time on: 2026-02-20, an ISO time, or 7d / 12h / 2w.")] = None,
+            "--since", help="From this time on: 2026-02-20, an ISO time, 7d / 12h / 2w.")] = None,
         until: Annotated[Optional[str], typer.Option(
             "--until", help="Before this time (a bare date includes that day).")] = None,
         all_: Annotated[bool, typer.Option(

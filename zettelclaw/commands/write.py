@@ -26,8 +26,8 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
     ) -> None:
         """Append one entry to the log; --replaces corrects an older one."""
-        from ..writer import write_entry
         from ..render import emit_json, want_json
+        from ..writer import write_entry
 
         entry = write_entry(type_, content, detail=detail, subject=subject, status=status,
                             replaces=replaces, session=session)
