@@ -8,11 +8,11 @@ Entries read back are plain dicts; unknown fields of existing lines are kept.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from .clock import format_ts, now
 from .errors import UsageError
 
 TYPES = ("task", "fact", "decision", "question", "handoff")
@@ -36,13 +36,7 @@ def new_id() -> str:
 
 
 def now_iso() -> str:
-    return format_ts(datetime.now(timezone.utc))
-
-
-def format_ts(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_ts(now())
 
 
 def looks_like_id(text: str) -> bool:

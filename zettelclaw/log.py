@@ -132,16 +132,20 @@ class Log:
         with fh:
             yield from fh
 
-    def numbered(self) -> Iterator[tuple[int, dict]]:
+    def numbered(self, prefilter: Callable[[bytes], bool] | None = None,
+                 ) -> Iterator[tuple[int, dict]]:
         """(line number, entry) for every valid line, oldest first.
 
-        Torn or invalid lines are skipped with one warning on stderr at the end.
+        ``prefilter`` sees each raw line first; lines it rejects are not parsed (nor counted as
+        invalid). Torn or invalid lines are skipped with one warning on stderr at the end.
         """
         import orjson
 
         loads = orjson.loads
         bad = first_bad = 0
         for lineno, line in enumerate(self.lines(), 1):
+            if prefilter is not None and not prefilter(line):
+                continue
             try:
                 obj = loads(line)
             except orjson.JSONDecodeError:

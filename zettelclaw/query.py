@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from .clock import parse_ts
 from .errors import UsageError
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*(?:ago)?\s*$", re.I)
@@ -51,14 +52,7 @@ def parse_when(text: str, *, end_of_day: bool = False, now: datetime | None = No
 
 
 def entry_time(entry: dict) -> datetime | None:
-    value = entry.get("timestamp")
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return parse_ts(entry.get("timestamp"))
 
 
 @dataclass
@@ -124,10 +118,8 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True):
     Applies replacement resolution: replaced entries are skipped, or marked with
     ``replacedBy`` when ``query.include_replaced``.
     """
-    import orjson
-
     from . import paths
-    from .log import _warn, is_entry
+    from .log import Log
     from .resolve import StreamingResolution
 
     path = path or paths.log_path()
@@ -136,38 +128,24 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True):
     # raw-byte prefilter only for words that appear verbatim in JSON (ASCII, nothing escaped)
     words = [w.encode() for w in query.words
              if w.isascii() and '"' not in w and "\\" not in w and w.isprintable()]
-    bad = first_bad = 0
-    try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
-        return
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            if needles and not all(n in line for n in needles):
+
+    def maybe(line: bytes) -> bool:
+        if needles and not all(n in line for n in needles):
+            return False
+        if words:
+            lowered = line.lower()
+            return all(w in lowered for w in words)
+        return True
+
+    for lineno, entry in Log(path, warn=warn).numbered(maybe if needles or words else None):
+        if not query.matches(entry):
+            continue
+        replacer = resolution.replaced_by(entry["id"], lineno)
+        if replacer is not None:
+            if not query.include_replaced:
                 continue
-            if words:
-                lowered = line.lower()
-                if not all(w in lowered for w in words):
-                    continue
-            try:
-                entry = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                entry = None
-            if entry is None or not is_entry(entry):
-                if line.strip():
-                    bad += 1
-                    first_bad = first_bad or lineno
-                continue
-            if not query.matches(entry):
-                continue
-            replacer = resolution.replaced_by(entry["id"], lineno)
-            if replacer is not None:
-                if not query.include_replaced:
-                    continue
-                entry["replacedBy"] = replacer
-            yield lineno, entry
-    if bad and warn:
-        _warn(f"skipped {bad} invalid line(s) in {path} (first at line {first_bad})")
+            entry["replacedBy"] = replacer
+        yield lineno, entry
 
 
 def run(query: Query, path: Path | None = None) -> list[dict]:

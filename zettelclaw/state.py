@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import paths
+from .clock import parse_ts
 from .errors import ZettelclawError
 from .fsutil import atomic_write, dir_lock
 
@@ -65,15 +66,8 @@ class State(BaseModel):
 
 
 def _older(stamp, cutoff: datetime) -> bool:
-    if not isinstance(stamp, str):
-        return False
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment < cutoff
+    moment = parse_ts(stamp)
+    return moment is not None and moment < cutoff
 
 
 @contextlib.contextmanager
