@@ -11,6 +11,8 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
+from tests.fake_anthropic import fake_anthropic  # noqa: F401  (fixture: the fake model server)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 

@@ -82,7 +82,12 @@ def test_filters_combine_and_hide_replaced_entries(full_log, cli):
 def test_keywords_are_case_insensitive_over_content_and_detail(full_log, cli):
     assert ids(cli.lines("search", "DLQ")) == ["Cx6tM_1pWn8Y"]  # only in detail
     assert ids(cli.lines("search", "WHISPER", "gpu")) == ["Wh1sP_3rStT4"]
-    assert cli.lines("search", "whisper", "webhook") == []
+    # a query ranks: entries with either word come back, best first, and nothing else does
+    got = [e for e in cli.lines("search", "whisper", "webhook") if "id" in e]
+    assert got and [e["score"] for e in got] == sorted((e["score"] for e in got), reverse=True)
+    for e in got:
+        text = (e["content"] + " " + e.get("detail", "")).lower()
+        assert "whisper" in text or "webhook" in text
 
 
 def test_since_and_until_take_dates_and_relative_forms(full_log, cli):

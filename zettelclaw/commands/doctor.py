@@ -1,5 +1,42 @@
-"""Placeholder until this command lands."""
+"""``zettelclaw doctor``: check that OpenClaw uses zettelclaw as its memory, and say how to fix."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._options import JsonOption
 
 
-def register(app) -> None:
-    pass
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def doctor(
+        as_json: JsonOption = False,
+        openclaw: Annotated[Optional[str], typer.Option(
+            "--openclaw", metavar="PATH",
+            help="The openclaw executable. Default: $OPENCLAW_BIN, then `openclaw` on PATH.",
+            show_default=False)] = None,
+    ) -> None:
+        """Check that OpenClaw uses zettelclaw as its memory and say how to fix what is not.
+
+        Checks the log directory, plugin, config, skill, MEMORY.md markers and size against
+        OpenClaw's bootstrap limit, and the nightly briefing job. Exit 1 when something is wrong.
+        """
+        from .. import openclaw as oc
+        from ..render import emit_json
+
+        checks = oc.doctor(oc.OpenClawCLI.find(openclaw))
+        failed = [c for c in checks if c.status == "fail"]
+        if as_json:
+            emit_json({"ok": not failed, "checks": [c.to_dict() for c in checks]})
+        else:
+            for check in checks:
+                typer.echo(f"{check.status:<5} {check.name}: {check.detail}")
+                if check.fix and check.status != "ok":
+                    typer.echo(f"      fix: {check.fix}")
+            warned = sum(1 for c in checks if c.status == "warn")
+            typer.echo(f"{len(failed)} problem(s), {warned} warning(s)." if failed or warned
+                       else "All good.")
+        if failed:
+            raise typer.Exit(1)

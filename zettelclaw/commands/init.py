@@ -1,5 +1,81 @@
-"""Placeholder until this command lands."""
+"""``zettelclaw init``: make zettelclaw the memory of an OpenClaw agent (``--undo`` reverses)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Annotated, Optional
+
+import typer
+
+OpenClawOption = Annotated[Optional[str], typer.Option(
+    "--openclaw", metavar="PATH",
+    help="The openclaw executable. Default: $OPENCLAW_BIN, then `openclaw` on PATH.",
+    show_default=False)]
 
 
-def register(app) -> None:
-    pass
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def init(
+        dry_run: Annotated[bool, typer.Option(
+            "--dry-run", help="List every change and change nothing.")] = False,
+        undo: Annotated[bool, typer.Option(
+            "--undo", help="Give the memory slot back to memory-core and remove what init "
+                           "added (the log itself is kept).")] = False,
+        timezone: Annotated[Optional[str], typer.Option(
+            "--tz", help="IANA timezone of the nightly briefing. Default: the plugin config's "
+                         "cron.timezone, else this machine's zone.", show_default=False)] = None,
+        openclaw: OpenClawOption = None,
+    ) -> None:
+        """Make zettelclaw OpenClaw's memory; safe to run again, it only does what is missing.
+
+        Creates the log directory, links the plugin, selects the memory slot, writes the config,
+        installs the skill, adds the MEMORY.md markers and registers the nightly briefing.
+        """
+        from .. import openclaw as oc
+
+        cli = oc.OpenClawCLI.find(openclaw)
+        installer = oc.Installer(cli, timezone=timezone)
+        report = installer.plan_undo() if undo else installer.plan_init()
+        if cli is None:
+            typer.echo("No `openclaw` CLI found: config changes go straight into "
+                       f"{installer_config_path()} after a backup.", err=True)
+        _print_plan(report, dry_run=dry_run)
+        if dry_run:
+            return
+        oc.apply(report)
+        changed = sum(1 for s in report.steps if not s.done and not s.manual)
+        manual = [s for s in report.steps if s.manual]
+        if undo:
+            typer.echo(f"Undone ({changed} change(s)). Restart the gateway: "
+                       "openclaw gateway restart")
+        elif changed:
+            typer.echo(f"Done ({changed} change(s)). Restart the gateway to load the plugin: "
+                       "openclaw gateway restart")
+        else:
+            typer.echo("Nothing to do: zettelclaw is already OpenClaw's memory.")
+        for note in report.notes:
+            typer.echo(note)
+        if manual:
+            typer.echo(f"{len(manual)} step(s) need you (see 'todo' above); "
+                       "`zettelclaw doctor` checks them.")
+
+
+def installer_config_path() -> str:
+    from .. import paths
+
+    return str(paths.openclaw_config_path())
+
+
+def _print_plan(report, *, dry_run: bool) -> None:
+    if dry_run:
+        typer.echo("Dry run: nothing is changed. init would:")
+    for step in report.steps:
+        if step.done:
+            mark = "ok     "
+        elif step.manual:
+            mark = "todo   "
+        else:
+            mark = "change "
+        typer.echo(f"  {mark}{step.what}")
+        if step.manual:
+            typer.echo(textwrap.indent(step.manual, " " * 9))

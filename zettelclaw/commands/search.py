@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def search(
         query: Annotated[Optional[list[str]], typer.Argument(
-            help="Keywords (all must match, case-insensitive) over content and detail.",
+            help="A question or keywords: ranks entries and memory files by relevance (BM25).",
             show_default=False)] = None,
         type_: Annotated[Optional[str], typer.Option(
             "--type", "-t", help="task, fact, decision, question or handoff.")] = None,
@@ -32,14 +32,37 @@ def register(app: typer.Typer) -> None:
         limit: Annotated[Optional[int], typer.Option(
             "--limit", "-n", help="At most N results (the most recent).")] = None,
         as_json: JsonOption = False,
+        explain: Annotated[bool, typer.Option(
+            "--explain", help="With a query: show each result's per-term score.")] = False,
     ) -> None:
         """Search the log. JSON Lines when piped or with --json, a table on a terminal."""
         from ..query import Query, run
-        from ..render import emit_entries
+        from ..render import emit_entries, want_json
 
         q = Query(
             text=" ".join(query or []) or None, type=type_, subject=subject, status=status,
             session=session, since=parse_window(since), until=parse_window(until, end=True),
             include_replaced=all_, limit=limit,
         )
+        if q.text:
+            from ..rank import rank
+
+            results = rank(q, explain=explain)
+            emit_entries(results, as_json, show_score=True, empty_message="No matching entries.")
+            if explain and results and not want_json(as_json):
+                print_explanations(results)
+            return
         emit_entries(run(q), as_json, empty_message="No matching entries.")
+
+
+def print_explanations(results: list[dict]) -> None:
+    """Why each result ranked where it did: the terms it matched and what each earned."""
+    for item in results:
+        name = item.get("id") or f"{item.get('path')}:{item.get('startLine')}"
+        why = item.get("explain", {})
+        parts = [f"{term} {info['score']:.2f} (idf {info['idf']:.2f}, tf "
+                 + ", ".join(f"{f} {n}" for f, n in info["tf"].items()) + ")"
+                 for term, info in why.get("terms", {}).items()]
+        for boost, info in why.get("boosts", {}).items():
+            parts.append(f"{boost} +{info['score']:.2f}")
+        print(f"{name}  {item['score']:.2f} = " + " + ".join(parts))

@@ -1,5 +1,46 @@
-"""Placeholder until this command lands."""
+"""``zettelclaw stats``: what the log holds and what extraction has cost."""
+
+from __future__ import annotations
+
+import typer
+
+from ._options import JsonOption
 
 
-def register(app) -> None:
-    pass
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def stats(as_json: JsonOption = False) -> None:
+        """Entries by type and subject, sessions extracted and failed, model tokens."""
+        from ..render import console, emit_json, want_json
+        from ..stats import collect
+
+        data = collect()
+        if want_json(as_json):
+            emit_json(data)
+            return
+        from rich.table import Table
+
+        out = console()
+        e = data["entries"]
+        out.print(f"[bold]{e['total']}[/bold] entries ({e['current']} current, "
+                  f"{e['replaced']} replaced) in {data['log']}")
+        types = Table(title="By type", header_style="bold")
+        types.add_column("type")
+        types.add_column("entries", justify="right")
+        types.add_column("open tasks" if e["openTasks"] else "", justify="right")
+        for kind, count in e["byType"].items():
+            types.add_row(kind, str(count), str(e["openTasks"]) if kind == "task" else "")
+        out.print(types)
+        if e["bySubject"]:
+            subjects = Table(title="By subject", header_style="bold")
+            subjects.add_column("subject", style="cyan")
+            subjects.add_column("entries", justify="right")
+            for slug, count in e["bySubject"].items():
+                subjects.add_row(slug, str(count))
+            out.print(subjects)
+        s, t = data["sessions"], data["tokens"]
+        out.print(f"Sessions: {s['extracted']} extracted, {s['failed']} failed "
+                  f"({s['permanentlyFailed']} for good), {s['inProgress']} in progress")
+        out.print(f"Tokens: {t['input']:,} input, {t['output']:,} output, "
+                  f"{t['cacheRead']:,} cache read, {t['cacheCreation']:,} cache write "
+                  f"over {t.get('extractions', 0)} model extraction(s)")

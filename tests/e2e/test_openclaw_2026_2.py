@@ -1,0 +1,78 @@
+"""zettelclaw on the older OpenClaw 2026.2.22 (JSONL transcripts, no command cron jobs).
+
+The same toolchain script installs it (Node 24 satisfies its `>=22.12`). Covered: init in
+2026.2's dialect passes its strict config validation, the plugin loads with both tools, the
+gateway starts, init registers the briefing as an isolated agent turn, and a reset
+conversation reaches the log through the plugin (2026.2 starts a new sessionId and renames the
+JSONL transcript; the plugin's gateway_start sweep finds it).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.harness import OpenClawHome, base_config, toolchain
+from tests.fake_anthropic import FakeAnthropic
+from tests.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.e2e
+
+VERSION = "2026.2.22"
+ENTRIES = "\n".join(json.dumps(e) for e in [
+    {"type": "decision", "content": "Bun for all JS tooling", "subject": "tooling"},
+    {"type": "handoff", "content": "Tooling settled on Bun; CI config next"},
+])
+
+
+@pytest.fixture
+def home(tmp_path):
+    anthropic = FakeAnthropic()
+    anthropic.when("fig-93", ENTRIES)
+    openai = FakeOpenAI([{"when": "fig-93", "reply": "Bun it is."}])
+    with anthropic, openai:
+        home = OpenClawHome(tmp_path, toolchain(VERSION), extra_env={
+            "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": anthropic.url})
+        config = base_config(openai.base_url, home.port)
+        del config["tools"]["toolSearch"]  # a 2026.9 key: 2026.2 rejects it
+        home.write_config(config)
+        yield home
+        home.cleanup()
+
+
+def test_init_and_a_reset_on_2026_2(home: OpenClawHome):
+    home.zettelclaw("init")
+    cfg = home.config()
+    assert cfg["plugins"]["slots"]["memory"] == "zettelclaw"
+    assert "hooks" not in cfg["plugins"]["entries"]["zettelclaw"]
+    assert cfg["plugins"]["entries"]["memory-core"]["enabled"] is False
+
+    info = home.openclaw("plugins", "info", "zettelclaw")
+    assert "Status: loaded" in info.stdout
+    assert "memory_search" in info.stdout and "memory_get" in info.stdout
+
+    home.start_gateway()
+    home.zettelclaw("init")
+    jobs = home.json_of(home.openclaw("cron", "list", "--all", "--json"))["jobs"]
+    briefing = [j for j in jobs if j["name"] == "zettelclaw-briefing"]
+    assert len(briefing) == 1
+    assert briefing[0]["sessionTarget"] == "isolated"
+    assert "zettelclaw brief" in briefing[0]["payload"]["message"]
+
+    home.openclaw("agent", "--agent", "main", "--message", "fig-93: which JS tool?", "--json",
+                  timeout=180)
+    # 2026.2.22 runs the plugin's before_reset/session_end only in the channel reply pipeline,
+    # not for gateway RPC resets: there the conversation reaches the log through the sweep the
+    # plugin starts on gateway_start, which finds the renamed `<id>.jsonl.reset.<time>` file.
+    home.openclaw("gateway", "call", "sessions.reset", "--params",
+                  json.dumps({"key": "agent:main:main", "reason": "new"}), timeout=120)
+    home.stop_gateway()
+    home.start_gateway()
+    handoffs = home.wait_for(
+        lambda: [e for e in home.log_entries() if e["type"] == "handoff"], 90,
+        "the handoff of the conversation before the reset")
+    assert handoffs[0]["content"] == "Tooling settled on Bun; CI config next"
+
+    report = json.loads(home.zettelclaw("doctor", "--json", check=False).stdout)
+    assert report["ok"] is True, report

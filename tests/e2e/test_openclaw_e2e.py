@@ -1,0 +1,170 @@
+"""zettelclaw as the memory of a real OpenClaw 2026.9.6 gateway, offline.
+
+One scenario, in the order a user lives it: init, validate, start the gateway, the plugin's
+hooks and tools are live, a conversation, /new, its entries and handoff land in the log, the
+next turn's model request carries the handoff, the model calls memory_search and gets log
+entries back, the nightly briefing job exists and writes MEMORY.md when run, and SIGTERM
+still leaves the last conversation extracted.
+
+OpenClaw's model is tests/fake_openai.py, zettelclaw's is tests/fake_anthropic.py; the
+toolchain comes from scripts/openclaw-env.sh (cached). `make e2e` runs this file alone.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+
+from tests.e2e.harness import OpenClawHome, base_config, toolchain
+from tests.fake_anthropic import FakeAnthropic
+from tests.fake_openai import FakeOpenAI, message_text
+
+pytestmark = pytest.mark.e2e
+
+# Words that occur only in what the user typed, so the fake extraction model can tell the two
+# conversations apart (its requests also carry existing entries, never these words).
+FIRST, SECOND = "plum-17", "kiwi-42"
+
+FIRST_ENTRIES = "\n".join(json.dumps(e) for e in [
+    {"type": "decision", "content": "Queue-based retries with exponential backoff for webhooks",
+     "detail": "Synchronous retries cascade under load", "subject": "webhooks"},
+    {"type": "task", "content": "Write the backfill script for failed webhook jobs",
+     "status": "open", "subject": "webhooks"},
+    {"type": "handoff", "content": "Webhook retry policy settled; backfill script next",
+     "detail": "Queue-based retries agreed. Nothing written yet for the backfill."},
+])
+SECOND_ENTRIES = "\n".join(json.dumps(e) for e in [
+    {"type": "fact", "content": "The staging cluster runs three webhook workers",
+     "subject": "webhooks"},
+    {"type": "handoff", "content": "Checked memory for the webhook decision; staging next",
+     "detail": "Looked up the retry decision with memory_search."},
+])
+BRIEFING = ("## Active\n- webhooks — queue-based retries decided, backfill script open\n\n"
+            "## Pending\n- Write the backfill script for failed webhook jobs\n")
+
+
+@pytest.fixture
+def fakes():
+    anthropic = FakeAnthropic()
+    anthropic.when(SECOND, SECOND_ENTRIES)
+    anthropic.when(FIRST, FIRST_ENTRIES)
+    anthropic.load_script({"default": {"text": BRIEFING}})
+    openai = FakeOpenAI([
+        {"when": "search memory", "tool": "memory_search", "arguments": {"query": "webhook"}},
+        {"when": FIRST, "reply": "Agreed: queue-based retries."},
+    ])
+    with anthropic, openai:
+        yield anthropic, openai
+
+
+@pytest.fixture
+def oc_home(tmp_path, fakes):
+    anthropic, _ = fakes
+    launcher = toolchain()
+    home = OpenClawHome(tmp_path, launcher, extra_env={
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": anthropic.url,
+        "ZETTELCLAW_RETRY_BASE": "0.05",
+    })
+    yield home
+    home.cleanup()
+
+
+def _handoffs(home: OpenClawHome) -> list[dict]:
+    return [e for e in home.log_entries() if e.get("type") == "handoff"]
+
+
+def _turn(home: OpenClawHome, message: str) -> dict:
+    proc = home.openclaw("agent", "--agent", "main", "--message", message, "--json",
+                         timeout=180)
+    return home.json_of(proc)
+
+
+def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
+    anthropic, openai = fakes
+    home = oc_home
+    home.write_config(base_config(openai.base_url, home.port))
+
+    # init with no gateway running: everything but the cron job, which it prints
+    init = home.zettelclaw("init")
+    assert "openclaw cron add --name zettelclaw-briefing" in init.stdout
+    cfg = home.config()
+    assert cfg["plugins"]["slots"]["memory"] == "zettelclaw"
+    assert cfg["plugins"]["entries"]["zettelclaw"]["hooks"]["allowConversationAccess"] is True
+    assert cfg["agents"]["defaults"]["compaction"]["memoryFlush"]["enabled"] is False
+    assert cfg["hooks"]["internal"]["entries"]["session-memory"]["enabled"] is False
+    assert (home.workspace / "MEMORY.md").read_text().count("GENERATED BRIEFING") == 2
+    assert (home.state / "skills" / "zettelclaw" / "SKILL.md").is_file()
+
+    validate = home.openclaw("config", "validate", "--json")
+    assert home.json_of(validate)["valid"] is True
+
+    # the plugin as OpenClaw loads it: four hooks, two tools, no errors
+    inspect = home.json_of(home.openclaw("plugins", "inspect", "zettelclaw", "--runtime",
+                                         "--json"))
+    assert inspect["plugin"]["status"] == "loaded"
+    hooks = {h["name"] for h in inspect["typedHooks"]}
+    assert {"session_end", "before_reset", "gateway_start", "before_prompt_build"} <= hooks
+    tools = {name for t in inspect["tools"] for name in t["names"]}
+    assert {"memory_search", "memory_get"} <= tools
+    assert not [d for d in inspect["diagnostics"] if d.get("level") == "error"]
+
+    home.start_gateway()
+
+    # with a gateway, init registers the nightly briefing (once)
+    home.zettelclaw("init")
+    jobs = home.json_of(home.openclaw("cron", "list", "--all", "--json"))["jobs"]
+    briefing = [j for j in jobs if j["name"] == "zettelclaw-briefing"]
+    assert len(briefing) == 1
+    assert briefing[0]["payload"]["kind"] == "command"
+    assert briefing[0]["payload"]["argv"][-1].endswith("zettelclaw brief")
+    assert briefing[0]["delivery"]["mode"] == "none"
+
+    # first conversation, then /new: before_reset hands the conversation to extraction
+    reply = _turn(home, f"{FIRST}: let's settle the webhook retry policy")
+    assert reply["status"] == "ok"
+    _turn(home, "/new")
+    first = home.wait_for(lambda: _handoffs(home), 90, "the first conversation's handoff")
+    assert [h["content"] for h in first] == [
+        "Webhook retry policy settled; backfill script next"]
+    entries = home.log_entries()
+    assert {e["type"] for e in entries} == {"decision", "task", "handoff"}
+    assert len({e["session"] for e in entries}) == 1
+
+    # the next turn's prompt carries the handoff (prependContext), framed as memory
+    seen = len(openai.chat_requests())
+    _turn(home, f"{SECOND}: where were we?")
+    request = openai.chat_requests()[seen]
+    user_text = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
+    assert "Webhook retry policy settled; backfill script next" in user_text
+
+    # the model calls memory_search and gets log entries back
+    seen = len(openai.chat_requests())
+    _turn(home, f"{SECOND}: please search memory for the webhook decision")
+    requests = openai.chat_requests()[seen:]
+    assert any(t["function"]["name"] == "memory_search" for t in requests[0]["tools"])
+    tool_results = [m for r in requests for m in r["messages"] if m["role"] == "tool"]
+    assert tool_results, "the model's memory_search call got no result"
+    assert "Queue-based retries with exponential backoff" in message_text(tool_results[-1])
+
+    # the briefing job, run now, writes the generated block of MEMORY.md
+    home.openclaw("cron", "run", briefing[0]["id"], "--wait", "--wait-timeout", "120s",
+                  timeout=180)
+    memory = home.wait_for(
+        lambda: "## Active" in (home.workspace / "MEMORY.md").read_text()
+        and (home.workspace / "MEMORY.md").read_text(), 60, "the briefing in MEMORY.md")
+    block = memory.split("<!-- BEGIN GENERATED BRIEFING -->")[1]
+    assert "webhooks" in block.split("<!-- END GENERATED BRIEFING -->")[0]
+
+    # SIGTERM: the gateway exits and the last conversation is still extracted
+    home.stop_gateway(signal.SIGTERM)
+    second = home.wait_for(lambda: len(_handoffs(home)) >= 2 and _handoffs(home), 90,
+                           "the second conversation's handoff after SIGTERM")
+    assert second[-1]["content"] == "Checked memory for the webhook decision; staging next"
+    assert any(e["content"].startswith("The staging cluster") for e in home.log_entries())
+
+    doctor = home.zettelclaw("doctor", "--json", check=False)
+    report = json.loads(doctor.stdout)
+    assert report["ok"] is True, report

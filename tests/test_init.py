@@ -1,0 +1,340 @@
+"""`zettelclaw init`, `init --undo` and `doctor` against a stand-in openclaw CLI.
+
+The stand-in keeps what the real 2026.2.22 and 2026.9.6 CLIs do with the calls init makes
+(the e2e test runs the real one); these tests check what init asks for, in which version's
+dialect, and what a user sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import json5
+import pytest
+
+import zettelclaw.openclaw as oc
+
+FAKE = Path(__file__).with_name("fake_openclaw.py")
+SKILL_TEXT = "---\nname: zettelclaw\ndescription: memory\n---\n# Zettelclaw memory\n"
+
+
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    """The plugin folder and SKILL.md this install ships (stand-ins, owned by this test)."""
+    plugin = tmp_path / "pkg" / "openclaw-plugin"
+    plugin.mkdir(parents=True)
+    (plugin / "openclaw.plugin.json").write_text('{"id":"zettelclaw","configSchema":{}}')
+    skill = tmp_path / "pkg" / "skill" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(SKILL_TEXT)
+    monkeypatch.setattr(oc, "_plugin_dir", lambda: plugin)
+    monkeypatch.setattr(oc, "_skill_src", lambda: skill)
+    return {"plugin": plugin, "skill": skill}
+
+
+@pytest.fixture
+def openclaw(tmp_path, monkeypatch, shipped):
+    """A fake `openclaw` on OPENCLAW_BIN; returns a helper to read the calls it received."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    exe = bindir / "openclaw"
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE} \"$@\"\n")
+    exe.chmod(0o755)
+    calls = tmp_path / "openclaw-calls.jsonl"
+    monkeypatch.setenv("OPENCLAW_BIN", str(exe))
+    monkeypatch.setenv("FAKE_OPENCLAW_LOG", str(calls))
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+
+    class Calls:
+        def all(self) -> list[list[str]]:
+            if not calls.exists():
+                return []
+            return [json.loads(line) for line in calls.read_text().splitlines()]
+
+        def writes(self) -> list[list[str]]:
+            return [c for c in self.all() if c[:2] in (
+                ["config", "set"], ["config", "unset"], ["plugins", "install"],
+                ["plugins", "uninstall"], ["cron", "add"], ["cron", "rm"])]
+
+        def clear(self) -> None:
+            calls.unlink(missing_ok=True)
+
+    return Calls()
+
+
+def config(zc_env) -> dict:
+    return json5.loads((zc_env["state"] / "openclaw.json").read_text())
+
+
+def dig(data, dotted):
+    for key in dotted.split("."):
+        data = data[key]
+    return data
+
+
+def test_dry_run_lists_every_change_and_changes_nothing(cli, openclaw, zc_env):
+    cfg = zc_env["state"] / "openclaw.json"
+    cfg.write_text('{"agents": {"defaults": {"workspace": "~/.openclaw/workspace"}}}\n')
+    before = cfg.read_bytes()
+
+    result = cli("init", "--dry-run")
+
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Dry run" in out
+    for expected in ("log directory", "log.jsonl", "subjects.json", "state.json",
+                     "openclaw plugins install --link", "--accept-capabilities",
+                     "set plugins.slots.memory = \"zettelclaw\"",
+                     "plugins.entries.zettelclaw.hooks.allowConversationAccess = true",
+                     "agents.defaults.compaction.memoryFlush.enabled = false",
+                     "hooks.internal.entries.session-memory.enabled = false",
+                     "plugins.entries.zettelclaw.config.cron.timezone = \"Europe/Berlin\"",
+                     "SKILL.md", "briefing markers", "zettelclaw-briefing"):
+        assert expected in out, expected
+    assert cfg.read_bytes() == before
+    assert not zc_env["log_dir"].exists()
+    assert not (zc_env["workspace"] / "MEMORY.md").exists()
+    assert openclaw.writes() == []
+
+
+def test_init_on_2026_9(cli, openclaw, zc_env, shipped):
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_bytes(b"## Goals\r\n- ship it")  # no final newline, CRLF: kept as is
+
+    result = cli("init")
+
+    assert result.exit_code == 0, result.stderr
+    cfg = config(zc_env)
+    assert dig(cfg, "plugins.slots.memory") == "zettelclaw"
+    assert dig(cfg, "plugins.entries.zettelclaw.enabled") is True
+    assert dig(cfg, "plugins.entries.zettelclaw.hooks.allowConversationAccess") is True
+    assert dig(cfg, "agents.defaults.compaction.memoryFlush.enabled") is False
+    assert dig(cfg, "hooks.internal.entries.session-memory.enabled") is False
+    plugin_config = dig(cfg, "plugins.entries.zettelclaw.config")
+    assert plugin_config["logDir"] == "~/.openclaw/zettelclaw"
+    assert plugin_config["cron"] == {"schedule": "0 3 * * *", "timezone": "Europe/Berlin"}
+    assert os.path.isabs(plugin_config["command"])
+    assert dig(cfg, "plugins.load.paths") == [str(shipped["plugin"])]
+
+    installs = [c for c in openclaw.writes() if c[:2] == ["plugins", "install"]]
+    assert installs == [["plugins", "install", "--link", str(shipped["plugin"]), "--force",
+                         "--accept-capabilities"]]
+    sets = [c for c in openclaw.writes() if c[:2] == ["config", "set"]]
+    assert len(sets) == 1 and sets[0][2] == "--batch-json"  # one validated write
+
+    log_dir = zc_env["log_dir"]
+    assert stat.S_IMODE(log_dir.stat().st_mode) == 0o700
+    for name in ("log.jsonl", "subjects.json", "state.json"):
+        assert stat.S_IMODE((log_dir / name).stat().st_mode) == 0o600
+    assert json.loads((log_dir / "state.json").read_text())["extractedSessions"] == {}
+    skill = zc_env["state"] / "skills" / "zettelclaw" / "SKILL.md"
+    assert skill.read_text() == SKILL_TEXT
+    assert memory.read_bytes() == (b"## Goals\r\n- ship it\n\n<!-- BEGIN GENERATED BRIEFING -->\n"
+                                   b"<!-- END GENERATED BRIEFING -->\n")
+    # no gateway: the briefing job is printed, not failed
+    assert "openclaw cron add --name zettelclaw-briefing" in result.stdout
+    assert "--command" in result.stdout and "brief" in result.stdout
+    assert "0 3 * * * " in result.stdout  # the crontab line
+    assert "CRON_TZ=Europe/Berlin" in result.stdout
+
+
+def test_init_twice_changes_nothing_the_second_time(cli, openclaw, zc_env):
+    assert cli("init").exit_code == 0
+    memory = (zc_env["workspace"] / "MEMORY.md").read_bytes()
+    cfg = (zc_env["state"] / "openclaw.json").read_bytes()
+    openclaw.clear()
+
+    result = cli("init")
+
+    assert result.exit_code == 0
+    assert "Nothing to do" in result.stdout
+    assert openclaw.writes() == []
+    assert (zc_env["workspace"] / "MEMORY.md").read_bytes() == memory
+    assert (zc_env["state"] / "openclaw.json").read_bytes() == cfg
+
+
+def test_init_keeps_the_users_plugin_config(cli, openclaw, zc_env, monkeypatch):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"plugins": {"entries": {"zettelclaw": {"config": {
+            "cron": {"timezone": "America/Detroit"}}}}}}))
+
+    assert cli("init").exit_code == 0
+
+    plugin_config = dig(config(zc_env), "plugins.entries.zettelclaw.config")
+    assert plugin_config["cron"] == {"timezone": "America/Detroit", "schedule": "0 3 * * *"}
+
+
+def test_init_on_2026_2_speaks_its_dialect(cli, openclaw, zc_env, monkeypatch, shipped):
+    monkeypatch.setenv("FAKE_OPENCLAW_VERSION", "2026.2.22")
+    monkeypatch.setenv("FAKE_OPENCLAW_GATEWAY", "1")
+
+    result = cli("init")
+
+    assert result.exit_code == 0, result.stderr
+    cfg = config(zc_env)
+    assert "hooks" not in dig(cfg, "plugins.entries.zettelclaw")  # 2026.2 rejects the key
+    assert dig(cfg, "plugins.slots.memory") == "zettelclaw"
+    writes = openclaw.writes()
+    assert ["plugins", "install", "--link", str(shipped["plugin"])] in writes
+    assert not any("--batch-json" in c for c in writes)
+    # 2026.2 has no command jobs: an isolated agent turn that runs the command
+    jobs = json.loads((zc_env["state"] / "fake-cron.json").read_text())
+    assert [j["name"] for j in jobs] == ["zettelclaw-briefing"]
+    assert jobs[0]["payload"]["kind"] == "agentTurn"
+    assert "zettelclaw brief" in jobs[0]["payload"]["message"]
+    add = next(c for c in writes if c[:2] == ["cron", "add"])
+    assert add[add.index("--session") + 1] == "isolated"
+
+
+def test_cron_job_registered_once_when_a_gateway_runs(cli, openclaw, zc_env, monkeypatch):
+    monkeypatch.setenv("FAKE_OPENCLAW_GATEWAY", "1")
+    assert cli("init").exit_code == 0
+    assert cli("init").exit_code == 0
+
+    jobs = json.loads((zc_env["state"] / "fake-cron.json").read_text())
+    assert len(jobs) == 1
+    assert jobs[0]["schedule"] == {"kind": "cron", "expr": "0 3 * * *", "tz": "Europe/Berlin"}
+    assert jobs[0]["payload"]["kind"] == "command"
+    assert jobs[0]["payload"]["argv"][-1].endswith("zettelclaw brief")
+
+
+def test_undo_puts_back_what_was_there(cli, openclaw, zc_env, monkeypatch):
+    monkeypatch.setenv("FAKE_OPENCLAW_GATEWAY", "1")
+    cfg_path = zc_env["state"] / "openclaw.json"
+    cfg_path.write_text(json.dumps(
+        {"agents": {"defaults": {"compaction": {"memoryFlush": {"enabled": True,
+                                                                  "softThresholdTokens": 4000}}}}}))
+    memory = zc_env["workspace"] / "MEMORY.md"
+    original = b"## Goals\n- keep this byte for byte\n"
+    memory.write_bytes(original)
+    assert cli("init").exit_code == 0
+    (zc_env["log_dir"] / "log.jsonl").write_text('{"id":"x"}\n')
+    # the nightly job has written a briefing meanwhile
+    text = memory.read_text().replace("-->\n<!-- END", "-->\n## Active\n- x\n<!-- END")
+    memory.write_text(text)
+
+    result = cli("init", "--undo")
+
+    assert result.exit_code == 0, result.stderr
+    cfg = config(zc_env)
+    assert dig(cfg, "plugins.slots.memory") == "memory-core"
+    assert "zettelclaw" not in cfg["plugins"].get("entries", {})
+    assert dig(cfg, "agents.defaults.compaction.memoryFlush") == {"enabled": True,
+                                                                  "softThresholdTokens": 4000}
+    hooks = cfg.get("hooks", {}).get("internal", {}).get("entries", {})
+    assert "enabled" not in hooks.get("session-memory", {})  # unset: OpenClaw's default again
+    assert memory.read_bytes() == original
+    assert not (zc_env["state"] / "skills" / "zettelclaw").exists()
+    assert json.loads((zc_env["state"] / "fake-cron.json").read_text()) == []
+    assert (zc_env["log_dir"] / "log.jsonl").read_text() == '{"id":"x"}\n'  # memory kept
+    assert "kept" in result.stdout
+    # the plugin's files are never deleted (uninstall runs with --keep-files)
+    assert ["plugins", "uninstall", "zettelclaw", "--force", "--keep-files"] in openclaw.writes()
+
+
+def test_undo_on_2026_2_enables_memory_core_again(cli, openclaw, zc_env, monkeypatch):
+    monkeypatch.setenv("FAKE_OPENCLAW_VERSION", "2026.2.22")
+    assert cli("init").exit_code == 0
+    assert dig(config(zc_env), "plugins.entries.memory-core.enabled") is False
+
+    assert cli("init", "--undo").exit_code == 0
+
+    cfg = config(zc_env)
+    assert dig(cfg, "plugins.slots.memory") == "memory-core"
+    assert "enabled" not in cfg["plugins"]["entries"].get("memory-core", {})
+
+
+def test_without_openclaw_cli_the_file_is_edited_after_a_backup(cli, zc_env, shipped, tmp_path,
+                                                                monkeypatch):
+    monkeypatch.delenv("OPENCLAW_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    cfg_path = zc_env["state"] / "openclaw.json"
+    original = ('// my settings\n{\n  meta: {lastTouchedVersion: "2026.2.22"},\n'
+                '  agents: {defaults: {workspace: "~/.openclaw/workspace",},},\n}\n')
+    cfg_path.write_text(original)
+
+    result = cli("init")
+
+    assert result.exit_code == 0, result.stderr
+    assert "No `openclaw` CLI found" in result.stderr
+    assert "comments" in result.stderr
+    backups = list(zc_env["state"].glob("openclaw.json.zettelclaw-*.bak"))
+    assert len(backups) == 1 and backups[0].read_text() == original
+    cfg = json.loads(cfg_path.read_text())  # plain JSON now
+    assert cfg["plugins"]["slots"]["memory"] == "zettelclaw"
+    assert cfg["plugins"]["load"]["paths"] == [str(shipped["plugin"])]
+    assert "hooks" not in cfg["plugins"]["entries"]["zettelclaw"]  # 2026.2, from meta
+    assert cfg["agents"]["defaults"]["workspace"] == "~/.openclaw/workspace"
+    assert "crontab" in result.stdout
+
+
+def test_broken_markers_are_reported_not_rewritten(cli, openclaw, zc_env):
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text("<!-- END GENERATED BRIEFING -->\nnotes\n<!-- BEGIN GENERATED BRIEFING -->\n")
+    before = memory.read_bytes()
+
+    result = cli("init")
+
+    assert result.exit_code == 1
+    assert "unmatched briefing markers" in result.stderr
+    assert memory.read_bytes() == before
+
+
+def test_bad_openclaw_path_is_a_usage_error(cli, zc_env):
+    result = cli("init", "--openclaw", "/nonexistent/openclaw")
+    assert result.exit_code == 2
+    assert "/nonexistent/openclaw" in result.stderr
+
+
+def test_doctor_before_and_after_init(cli, openclaw, zc_env):
+    before = cli("doctor", "--json")
+    assert before.exit_code == 1
+    report = json.loads(before.stdout)
+    failing = {c["name"] for c in report["checks"] if c["status"] == "fail"}
+    assert {"log directory", "plugin installed", "plugins.slots.memory", "skill",
+            "briefing markers"} <= failing
+    assert all(c.get("fix") for c in report["checks"] if c["status"] == "fail")
+
+    assert cli("init").exit_code == 0
+    after = cli("doctor", "--json")
+
+    report = json.loads(after.stdout)
+    assert after.exit_code == 0, report
+    assert report["ok"] is True
+    status = {c["name"]: c["status"] for c in report["checks"]}
+    assert status["briefing job"] == "warn"  # no gateway to ask
+    assert status["MEMORY.md size"] == "ok"
+
+
+def test_doctor_flags_a_briefing_too_big_for_bootstrap(cli, openclaw, zc_env):
+    assert cli("init").exit_code == 0
+    memory = zc_env["workspace"] / "MEMORY.md"
+    block = "\n".join(f"- item {i}" for i in range(120))
+    memory.write_text("## Goals\n" + "x" * 21_000 + "\n<!-- BEGIN GENERATED BRIEFING -->\n"
+                      + block + "\n<!-- END GENERATED BRIEFING -->\n")
+
+    result = cli("doctor")
+
+    assert result.exit_code == 1
+    assert "bootstrapMaxChars" in result.stdout
+    assert "20000" in result.stdout
+    assert "120 of 80 lines" in result.stdout
+
+
+def test_doctor_reads_the_configured_bootstrap_limit(cli, openclaw, zc_env):
+    assert cli("init").exit_code == 0
+    cfg_path = zc_env["state"] / "openclaw.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["agents"]["defaults"]["bootstrapMaxChars"] = 100
+    cfg_path.write_text(json.dumps(cfg))
+    (zc_env["workspace"] / "MEMORY.md").write_text("y" * 150 + "\n<!-- BEGIN GENERATED BRIEFING"
+                                                   " -->\n<!-- END GENERATED BRIEFING -->\n")
+
+    report = json.loads(cli("doctor", "--json").stdout)
+
+    size = next(c for c in report["checks"] if c["name"] == "MEMORY.md size")
+    assert size["status"] == "fail" and "at most 100" in size["detail"]

@@ -1,0 +1,708 @@
+"""Extraction (design §4): a conversation in, typed log entries out.
+
+Per conversation segment (a 2026.9 ``reset`` event, or a rotated 2026.2 file, ends one):
+
+1. render the user/assistant text (``zettelclaw.transcripts``); a conversation too long for
+   the model is split between messages into chunks that together hold every character; every
+   chunk but the last is told not to write a handoff;
+2. one model call per chunk (``zettelclaw.model``): the prompt and the subjects registry form
+   the cached prefix; the transcript goes in the user turn, framed as data;
+3. the output is parsed line by line: code fences, blank lines and prose are skipped (prose and
+   broken JSON are counted); each object is validated: one of the five types, non-empty
+   content, a task's status (``open`` when the model left it out), unknown fields dropped;
+   ``id``, ``timestamp`` and ``session`` always come from here, never from the model; subjects
+   are slugified and new ones registered (Title Case display, type project); a ``replaces``
+   naming no existing id is dropped with a warning; exactly one handoff is kept (the last one
+   of the last chunk); when the model wrote none, none is stored and a warning says so;
+4. secrets are redacted, then all of the segment's entries go into the log in one locked append.
+
+Dedup and failures (§4.1.1), in ``state.json`` under the directory lock:
+
+* ``claims[sessionId]``: taken under the lock before any model call, so two triggers of the
+  same session (``before_reset`` and ``session_end`` at the same instant) extract it once: the
+  second sees a live claim and stands down. A claim dies with its process (or after 2 hours).
+* ``extractedSessions[sessionId].cursor``: how far the session has been extracted: the last
+  event id, a hash of the last message (inline messages often carry no ids) and its time. A
+  later conversation in the same sessionId (2026.9 ``/new``) is what lies beyond the cursor.
+* ``pending[sessionId]``: the entries about to be appended, written before the append and
+  cleared after it, so a process killed in between is finished by the next run (missing
+  entries appended, none twice).
+* ``failedSessions[sessionId]``: redacted error and retry count; retried once by the next
+  trigger, then ``permanent`` (``sweep --retry-failed`` tries again).
+* ``usage``: token totals across all extractions; each session record keeps its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import uuid
+from dataclasses import dataclass, field
+
+from . import paths
+from .clock import format_ts, now, parse_ts
+from .entries import TYPES, InvalidEntry, make_entry
+from .errors import ModelError, ZettelclawError
+from .model import Usage
+from .redact import redact
+
+DEFAULT_CHUNK_CHARS = 400_000  # ~100k tokens of transcript per call: well inside 200k context
+CLAIM_TTL_SECONDS = 2 * 3600
+EXISTING_LIMIT = 150  # current entries shown to the model so it can write `replaces`
+EXISTING_CHARS = 20_000
+MAX_FIELD_CHARS = 4000
+_DONE_WORDS = frozenset({"done", "completed", "complete", "closed", "finished", "resolved"})
+_TAG_RE = re.compile(r"<(/?\s*(?:transcript|existing_entries|earlier_parts)\b)", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass
+class Result:
+    """What one ``extract`` did for one session."""
+
+    session_id: str
+    status: str  # extracted | up-to-date | skipped | busy | failed | dry-run
+    message: str
+    entries: list[dict] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    segments: int = 0
+    warnings: list[str] = field(default_factory=list)
+    skipped_lines: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "failed"
+
+    def as_dict(self) -> dict:
+        return {"session": self.session_id, "status": self.status, "message": self.message,
+                "entries": len(self.entries), "segments": self.segments,
+                "tokens": self.usage.as_dict(), "warnings": self.warnings,
+                "skippedLines": self.skipped_lines}
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing the model's output
+
+
+@dataclass
+class Parsed:
+    items: list[dict]
+    skipped: int  # prose lines, broken JSON, JSON that is not an object
+
+
+def _loads(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def parse_output(text: str) -> Parsed:
+    """JSON objects from model output, one per line, tolerating fences, blank lines, prose,
+    a JSON array, objects spread over several lines and a truncated last line."""
+    items: list[dict] = []
+    skipped = 0
+    lines = (text or "").splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if not line or line.startswith("```") or line in ("[", "]", ",", "],", "};"):
+            continue
+        line = re.sub(r"^(?:[-*•]|\d+[.)])\s+(?=[\[{])", "", line).rstrip(",")
+        value = _loads(line)
+        if value is None and line.startswith(("{", "[")):
+            # an object pretty-printed over several lines
+            for j in range(i, min(len(lines), i + 200)):
+                candidate = "\n".join([line] + [s.strip() for s in lines[i:j + 1]]).rstrip(",")
+                value = _loads(candidate)
+                if value is not None:
+                    i = j + 1
+                    break
+        if value is None and "{" in line:
+            try:  # prose with an object in it: `Here you go: {"type": ...}`
+                value, _ = json.JSONDecoder().raw_decode(line[line.index("{"):])
+            except ValueError:
+                value = None
+        if isinstance(value, dict):
+            items.append(value)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            items.extend(value)
+        else:
+            skipped += 1
+    return Parsed(items, skipped)
+
+
+# --------------------------------------------------------------------------------------------
+# Turning parsed objects into entries
+
+
+def _text(value) -> str | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    if len(value) > MAX_FIELD_CHARS:
+        value = value[:MAX_FIELD_CHARS].rstrip() + " …"
+    return value or None
+
+
+def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
+                  allow_handoff: bool = True, timestamp: str | None = None,
+                  ) -> tuple[list[dict], list[str], int]:
+    """Validated, redacted entries (model order, at most one handoff, last) + warnings +
+    how many objects were dropped."""
+    from .subjects import is_slug, slugify
+
+    stamp = timestamp or format_ts(now())
+    entries: list[dict] = []
+    handoffs: list[dict] = []
+    warnings: list[str] = []
+    dropped = 0
+    for item in items:
+        kind = item.get("type")
+        kind = kind.strip().lower() if isinstance(kind, str) else None
+        if kind not in TYPES:
+            dropped += 1
+            warnings.append(f"dropped an entry of unknown type {str(item.get('type'))[:40]!r}")
+            continue
+        content = _text(item.get("content"))
+        if content is None:
+            dropped += 1
+            warnings.append(f"dropped a {kind} with no content")
+            continue
+        fields: dict = {"detail": _text(item.get("detail"))}
+        if kind == "task":
+            status = item.get("status")
+            status = status.strip().lower() if isinstance(status, str) else ""
+            fields["status"] = "done" if status in _DONE_WORDS else "open"
+        subject = item.get("subject")
+        if isinstance(subject, str) and subject.strip():
+            slug = slugify(subject)
+            if is_slug(slug) and redact(slug) == slug:
+                fields["subject"] = slug
+        replaces = item.get("replaces")
+        if isinstance(replaces, str) and replaces.strip():
+            if replaces.strip() in known_ids:
+                fields["replaces"] = replaces.strip()
+            else:
+                warnings.append(f"dropped replaces={replaces.strip()[:40]!r}: no such entry")
+        content = redact(content)
+        if fields["detail"]:
+            fields["detail"] = redact(fields["detail"])
+        try:
+            entry = make_entry(kind, content, session_id, timestamp=stamp, **fields)
+        except InvalidEntry as exc:
+            dropped += 1
+            warnings.append(f"dropped a {kind}: {exc}")
+            continue
+        (handoffs if kind == "handoff" else entries).append(entry)
+    if handoffs and not allow_handoff:
+        warnings.append(f"dropped {len(handoffs)} handoff(s) from a part before the last")
+        dropped += len(handoffs)
+    elif len(handoffs) > 1:
+        warnings.append(f"kept the last of {len(handoffs)} handoffs")
+        dropped += len(handoffs) - 1
+    if handoffs and allow_handoff:
+        entries.append(handoffs[-1])
+    return entries, [redact(w) for w in warnings], dropped
+
+
+# --------------------------------------------------------------------------------------------
+# Cursor: how far a session has been extracted
+
+
+def _digest(message) -> str:
+    return hashlib.sha256(f"{message.role}\0{message.text}".encode()).hexdigest()[:16]
+
+
+def make_cursor(segment) -> dict:
+    """A closed segment ends at its last event (the reset); an open one at its last message."""
+    last = segment.messages[-1] if segment.messages else None
+    event = segment.last_event_id if segment.closed else None
+    if event is None and last is not None:
+        event = last.event_id
+    cursor = {"event": event}
+    if last is not None:
+        cursor["tail"] = _digest(last)
+        if last.timestamp:
+            cursor["time"] = last.timestamp
+    return cursor
+
+
+def after_cursor(segments: list, cursor: dict | None) -> list:
+    """The segments (trimmed) that come after ``cursor``; all of them when there is none."""
+    from .transcripts import Segment
+
+    if not cursor:
+        return list(segments)
+    event, tail, moment = cursor.get("event"), cursor.get("tail"), parse_ts(cursor.get("time"))
+    cut = None  # (segment index, index of the last message already extracted)
+    if event:
+        for i, seg in enumerate(segments):
+            if seg.last_event_id == event:
+                cut = (i, len(seg.messages) - 1)
+            for j, message in enumerate(seg.messages):
+                if message.event_id == event:
+                    cut = (i, j)
+    if cut is None and tail:
+        for i, seg in enumerate(segments):
+            for j, message in enumerate(seg.messages):
+                if _digest(message) == tail:
+                    cut = (i, j)
+    if cut is None and moment is not None:
+        out = []
+        for seg in segments:
+            fresh = [m for m in seg.messages
+                     if (parse_ts(m.timestamp) or moment) > moment]
+            if fresh:
+                out.append(Segment(seg.session_id, seg.index, fresh, seg.first_event_id,
+                                   seg.last_event_id, seg.closed))
+        return out
+    if cut is None:
+        return list(segments)
+    i, j = cut
+    out = []
+    rest = segments[i].messages[j + 1:]
+    if rest:
+        seg = segments[i]
+        out.append(Segment(seg.session_id, seg.index, rest, rest[0].event_id,
+                           seg.last_event_id, seg.closed))
+    out.extend(segments[i + 1:])
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Claims
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def claim_is_live(claim: dict | None, moment=None) -> bool:
+    if not isinstance(claim, dict):
+        return False
+    started = parse_ts(claim.get("at"))
+    if started is None or ((moment or now()) - started).total_seconds() > CLAIM_TTL_SECONDS:
+        return False
+    if claim.get("host") == socket.gethostname() and isinstance(claim.get("pid"), int):
+        return _pid_alive(claim["pid"])
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# The extractor
+
+
+def _skip_prefixes() -> tuple[str, ...]:
+    from .transcripts import DEFAULT_SKIP_PREFIXES
+
+    config = paths.plugin_config().get("extraction")
+    configured = config.get("skipSessionTypes") if isinstance(config, dict) else None
+    if isinstance(configured, list) and all(isinstance(p, str) for p in configured):
+        return tuple(configured)
+    return DEFAULT_SKIP_PREFIXES
+
+
+def _chunk_chars() -> int:
+    raw = os.environ.get("ZETTELCLAW_CHUNK_CHARS")
+    if raw:
+        return max(200, int(raw))
+    config = paths.plugin_config().get("extraction")
+    value = config.get("maxChunkChars") if isinstance(config, dict) else None
+    return int(value) if isinstance(value, int) and value >= 200 else DEFAULT_CHUNK_CHARS
+
+
+def _frame(text: str) -> str:
+    """Keep data from closing the tags that frame it."""
+    return _TAG_RE.sub(lambda m: "‹" + m.group(1), text)
+
+
+class Extractor:
+    """Holds the prompt and a model client (made on first use; shared by sweep's threads)."""
+
+    def __init__(self, client=None, *, chunk_chars: int | None = None):
+        self._client = client
+        self.chunk_chars = chunk_chars or _chunk_chars()
+        self._prompt: str | None = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            from .model import Client
+
+            self._client = Client()
+        return self._client
+
+    @property
+    def prompt(self) -> str:
+        if self._prompt is None:
+            from .resources import prompt
+
+            self._prompt = prompt("extraction")
+        return self._prompt
+
+    # -- context ---------------------------------------------------------------------------
+
+    @staticmethod
+    def subjects_context() -> str:
+        from .subjects import Registry
+
+        lines = ["## Subjects", "Known subject slugs (use one when an entry is about it):"]
+        items = Registry.load().items()
+        if not items:
+            lines.append("(none yet)")
+        for slug, record in items:
+            record = record if isinstance(record, dict) else {}
+            lines.append(f"- {slug}: {record.get('display') or slug} "
+                         f"({record.get('type') or 'project'})")
+        return "\n".join(lines)
+
+    @staticmethod
+    def existing_context(current: list[dict]) -> str:
+        """The most recent current entries (no handoffs), so corrections can name an id."""
+        picked, size = [], 0
+        for entry in reversed(current):
+            if entry.get("type") == "handoff":
+                continue
+            line = json.dumps({k: entry[k] for k in ("id", "type", "subject", "content")
+                               if entry.get(k)}, ensure_ascii=False)
+            if size + len(line) > EXISTING_CHARS or len(picked) >= EXISTING_LIMIT:
+                break
+            picked.append(line)
+            size += len(line) + 1
+        return "\n".join(reversed(picked))
+
+    def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
+                  existing: str = "", earlier: list[dict] | None = None) -> str:
+        out = []
+        if existing:
+            out.append("Existing entries in the log (use their ids in `replaces` when this "
+                       "conversation corrects one):\n<existing_entries>\n"
+                       f"{_frame(existing)}\n</existing_entries>\n")
+        if parts > 1:
+            if earlier:
+                lines = "\n".join(json.dumps({k: e[k] for k in ("type", "content") if e.get(k)},
+                                             ensure_ascii=False) for e in earlier)
+                out.append("Entries already extracted from earlier parts of this conversation "
+                           f"(do not repeat them):\n<earlier_parts>\n{_frame(lines)}\n"
+                           "</earlier_parts>\n")
+            if part < parts:
+                out.append(f"This is part {part} of {parts} of one long conversation. Extract "
+                           "entries from this part only. Do NOT write a handoff entry: the "
+                           "handoff comes with the last part.\n")
+            else:
+                out.append(f"This is the last part ({part} of {parts}) of one long "
+                           "conversation. End with exactly one handoff entry describing where "
+                           "things stand at the end of the whole conversation.\n")
+        out.append(f"<transcript>\n{_frame(transcript)}\n</transcript>")
+        return "\n".join(out)
+
+    # -- one segment -----------------------------------------------------------------------
+
+    def extract_segment(self, segment, *, known_ids: set[str], existing: str = "",
+                        ) -> tuple[list[dict], Usage, list[str], int]:
+        """Entries for one conversation (no writes). Raises ModelError."""
+        from .transcripts import chunk_messages, render
+
+        chunks = chunk_messages(segment.messages, self.chunk_chars)
+        subjects = self.subjects_context()
+        stamp = format_ts(now())
+        usage = Usage()
+        entries: list[dict] = []
+        warnings: list[str] = []
+        skipped = 0
+        for number, chunk in enumerate(chunks, 1):
+            last = number == len(chunks)
+            user = self.user_turn(render(chunk), part=number, parts=len(chunks),
+                                  existing=existing, earlier=entries)
+            reply = self.client.complete(self.prompt, user, context=subjects)
+            usage = usage + reply.usage
+            if reply.stop_reason == "max_tokens":
+                warnings.append("the model's output was cut at max_tokens; "
+                                "its last line may be lost")
+            parsed = parse_output(reply.text)
+            made, notes, _ = build_entries(parsed.items, segment.session_id,
+                                           known_ids=known_ids, allow_handoff=last,
+                                           timestamp=stamp)
+            entries.extend(made)
+            warnings.extend(notes)
+            skipped += parsed.skipped
+        if skipped:
+            warnings.append(f"skipped {skipped} line(s) of model output that were not entries")
+        if not any(e["type"] == "handoff" for e in entries):
+            warnings.append("the model wrote no handoff for this conversation; none stored")
+        return entries, usage, warnings, skipped
+
+    # -- one session -----------------------------------------------------------------------
+
+    def extract_session(self, session_id: str, *, agent: str | None = None,
+                        session_key: str | None = None, messages=None,
+                        reason: str | None = None, dry_run: bool = False,
+                        retry_failed: bool = False, settle_seconds: float | None = None,
+                        ref=None) -> Result:
+        """Extract what lies beyond the session's cursor. ``messages``: inline data (the
+        ``before_reset`` hook's); otherwise the transcript is found in either layout.
+        ``settle_seconds``: leave a still-open conversation alone until it has been quiet
+        that long (sweep); None extracts it (a hook saying the session ended)."""
+        from . import transcripts
+        from .state import State, transaction
+
+        if messages is not None:
+            key = session_key or transcripts.session_key_for(session_id, agent)
+        else:
+            if ref is None:
+                ref = transcripts.find_session(session_id, agent)
+            session_id = ref.session_id
+            key = session_key or ref.session_key
+            agent = agent or ref.agent_id
+        if not transcripts.in_scope(key, _skip_prefixes()):
+            return Result(session_id, "skipped", f"skipped {session_id}: {key} is not a main "
+                                                 "session")
+
+        token = uuid.uuid4().hex
+        if dry_run:
+            state = State.load()
+            failed = state.failedSessions.get(session_id)
+            cursor = (state.extractedSessions.get(session_id) or {}).get("cursor")
+            pending = None
+        else:
+            with transaction() as state:
+                failed = state.failedSessions.get(session_id)
+                claims = state.section("claims")
+                if failed and failed.get("permanent") and not retry_failed:
+                    return Result(session_id, "skipped",
+                                  f"skipped {session_id}: extraction failed for good "
+                                  f"({failed.get('error')}); `zettelclaw sweep --retry-failed` "
+                                  "tries again")
+                if claim_is_live(claims.get(session_id)):
+                    pid = claims[session_id].get("pid")
+                    return Result(session_id, "busy", f"skipped {session_id}: being extracted "
+                                                      f"by another process (pid {pid})")
+                claims[session_id] = {"token": token, "pid": os.getpid(),
+                                      "host": socket.gethostname(), "at": format_ts(now()),
+                                      "reason": reason}
+                pending = state.section("pending").get(session_id)
+                cursor = (state.extractedSessions.get(session_id) or {}).get("cursor")
+
+        result = Result(session_id, "up-to-date", "")
+        released = False  # the claim goes with the last commit (one state write fewer)
+        try:
+            if pending:
+                recovered = self._finish_pending(session_id, token, pending)
+                result.entries.extend(recovered)
+                cursor = pending.get("cursor") or cursor
+            from .log import Log
+            from .resolve import Resolution
+
+            log_entries = list(Log(warn=False).entries())
+            if not cursor:  # no record (never extracted, or pruned after 30 days): the log
+                stamps = [e["timestamp"] for e in log_entries  # knows when it last was
+                          if e.get("session") == session_id and isinstance(e.get("timestamp"),
+                                                                           str)]
+                cursor = {"time": max(stamps)} if stamps else None
+            if messages is not None:
+                segments = transcripts.segments_from_messages(messages, session_id)
+            else:
+                segments = transcripts.read_segments(ref)
+            todo = after_cursor(segments, cursor)
+            if settle_seconds is not None:
+                todo = [s for s in todo if s.closed or _quiet_for(s, ref) >= settle_seconds]
+            if not todo:
+                if result.entries:
+                    result.status = "extracted"
+                    result.message = (f"{session_id}: finished an interrupted extraction "
+                                      f"({len(result.entries)} entries)")
+                else:
+                    result.message = (f"{session_id}: already extracted, nothing new"
+                                      if cursor else f"{session_id}: no conversation to extract")
+                return result
+            known_ids = {e["id"] for e in log_entries}
+            for number, segment in enumerate(todo, 1):
+                made: list[dict] = []
+                usage = Usage()
+                if segment.has_user:  # a later conversation may correct an earlier one's
+                    existing = self.existing_context(Resolution.build(log_entries).current)
+                    made, usage, notes, skipped = self.extract_segment(
+                        segment, known_ids=known_ids, existing=existing)
+                    result.warnings.extend(notes)
+                    result.skipped_lines += skipped
+                result.usage = result.usage + usage
+                result.segments += 1
+                result.entries.extend(made)
+                if not dry_run:
+                    last = number == len(todo)
+                    self._commit(session_id, token, made, make_cursor(segment), usage,
+                                 agent=agent, key=key, reason=reason, release=last)
+                    released = last
+                known_ids.update(e["id"] for e in made)
+                log_entries.extend(made)
+            result.status = "dry-run" if dry_run else "extracted"
+            verb = "would append" if dry_run else "appended"
+            result.message = (f"{session_id}: {verb} {len(result.entries)} entr"
+                              f"{'y' if len(result.entries) == 1 else 'ies'} from "
+                              f"{result.segments} conversation(s)")
+            return result
+        except ZettelclawError as exc:
+            from .model import MissingKeyError
+
+            if (dry_run or isinstance(exc, MissingKeyError)
+                    or not isinstance(exc, ModelError) and not _transient(exc)):
+                raise
+            error = redact(str(exc))
+            retries, permanent = self._record_failure(session_id, token, error, agent=agent,
+                                                      key=key)
+            released = True
+            result.status = "failed"
+            result.message = (f"{session_id}: extraction failed ({error}); "
+                              + ("marked as failed for good" if permanent else
+                                 "it will be retried once on the next trigger"))
+            return result
+        finally:
+            if not dry_run and not released:
+                self._release(session_id, token)
+
+    # -- state -------------------------------------------------------------------------------
+
+    def _commit(self, session_id: str, token: str, entries: list[dict], cursor: dict,
+                usage: Usage, *, agent=None, key=None, reason=None,
+                release: bool = False) -> None:
+        from .log import Log
+        from .state import transaction
+        from .subjects import Registry
+
+        record = {"token": token, "entries": entries, "cursor": cursor,
+                  "tokens": usage.as_dict(), "agent": agent, "key": key, "reason": reason}
+        if entries:
+            with transaction() as state:
+                _check_claim(state, session_id, token)
+                state.section("pending")[session_id] = record
+            subjects = [e["subject"] for e in entries if e.get("subject")]
+            if subjects:
+                Registry.load().ensure(subjects)
+            Log().append(entries)
+        with transaction() as state:
+            _finalize(state, session_id, record)
+            if release:
+                _drop_claim(state, session_id, token)
+
+    def _finish_pending(self, session_id: str, token: str, pending: dict) -> list[dict]:
+        """A run killed between writing ``pending`` and finalizing: append what is missing."""
+        from .log import Log
+        from .state import transaction
+        from .subjects import Registry
+
+        entries = [e for e in pending.get("entries") or [] if isinstance(e, dict)]
+        log = Log(warn=False)
+        present = log.ids() if entries else set()
+        missing = [e for e in entries if e.get("id") not in present]
+        subjects = [e["subject"] for e in missing if e.get("subject")]
+        if subjects:
+            Registry.load().ensure(subjects)
+        if missing:
+            log.append(missing)
+        with transaction() as state:
+            _finalize(state, session_id, {**pending, "token": token})
+        return missing
+
+    def _record_failure(self, session_id: str, token: str, error: str, *, agent=None,
+                        key=None) -> tuple[int, bool]:
+        from .state import transaction
+
+        with transaction() as state:
+            previous = state.failedSessions.get(session_id)
+            retries = int(previous.get("retries", 0)) + 1 if previous else 0
+            permanent = previous is not None
+            state.failedSessions[session_id] = {
+                "at": format_ts(now()), "error": error[:500], "retries": retries,
+                "permanent": permanent, "agent": agent, "key": key}
+            _drop_claim(state, session_id, token)
+        return retries, permanent
+
+    def _release(self, session_id: str, token: str) -> None:
+        from .state import transaction
+
+        try:
+            with transaction() as state:
+                _drop_claim(state, session_id, token)
+        except ZettelclawError as exc:  # never mask the real outcome
+            print(f"zettelclaw: could not release the claim on {session_id}: {exc}",
+                  file=sys.stderr)
+
+
+def _transient(exc: Exception) -> bool:
+    from .errors import LockTimeout
+
+    return isinstance(exc, LockTimeout)
+
+
+def _quiet_for(segment, ref) -> float:
+    last = parse_ts(segment.messages[-1].timestamp) if segment.messages else None
+    if last is None and ref is not None:
+        last = ref.updated_at
+    if last is None:
+        return float("inf")
+    return (now() - last).total_seconds()
+
+
+def _check_claim(state, session_id: str, token: str) -> None:
+    claim = state.section("claims").get(session_id)
+    if not isinstance(claim, dict) or claim.get("token") != token:
+        raise ZettelclawError(f"lost the claim on session {session_id} to another process")
+
+
+def _drop_claim(state, session_id: str, token: str) -> None:
+    claims = state.section("claims")
+    claim = claims.get(session_id)
+    if isinstance(claim, dict) and claim.get("token") == token:
+        del claims[session_id]
+
+
+def _finalize(state, session_id: str, record: dict) -> None:
+    """Move a session's progress into extractedSessions; clear pending and failure."""
+    usage = Usage.from_dict(record.get("tokens"))
+    previous = state.extractedSessions.get(session_id) or {}
+    state.extractedSessions[session_id] = {
+        "at": format_ts(now()),
+        "entries": int(previous.get("entries", 0)) + len(record.get("entries") or []),
+        "segments": int(previous.get("segments", 0)) + 1,
+        "cursor": record.get("cursor"),
+        "tokens": (Usage.from_dict(previous.get("tokens")) + usage).as_dict(),
+        "agent": record.get("agent") or previous.get("agent"),
+        "key": record.get("key") or previous.get("key"),
+    }
+    if record.get("reason"):
+        state.extractedSessions[session_id]["reason"] = record["reason"]
+    state.section("pending").pop(session_id, None)
+    state.failedSessions.pop(session_id, None)
+    totals = state.section("usage")
+    summed = Usage.from_dict(totals) + usage
+    totals.update(summed.as_dict())
+    if usage.total:
+        totals["extractions"] = int(totals.get("extractions", 0)) + 1
+    state.prune()
+    claims = state.section("claims")
+    for sid in [s for s, c in claims.items() if not claim_is_live(c) and s != session_id]:
+        del claims[sid]
+
+
+def extract_session(session_id: str, **kwargs) -> Result:
+    """Convenience: one session with a fresh :class:`Extractor`."""
+    return Extractor().extract_session(session_id, **kwargs)

@@ -1,0 +1,579 @@
+"""Ranked recall: BM25F over the log and the workspace's memory files, with no index file.
+
+The run's only state stays ``log.jsonl``, ``subjects.json`` and ``state.json``, so every ranked
+query computes its statistics from the log in one streaming pass:
+
+1. **Analyse the question**: lowercase, split on word characters, drop stop words, Snowball
+   English stems (cached). Each stem gets a *prefix* that every word with that stem starts
+   with (the stem minus a final ``e``/``i``: ``family`` -> ``famili`` -> ``famil``).
+2. **Scan** the log once for word-starts matching the prefixes. With ripgrep on PATH (or next
+   to the Python that runs us) ``rg -o`` does it and a second ``rg`` collects the
+   ``"replaces"`` ids in parallel; without it a pure-Python scan does the same with
+   ``bytes.find`` over 8 MB blocks. Either way Python sees only the matched words, stems each
+   once and keeps, per candidate line, the term counts of the words that really have a query
+   stem. N is the number of newlines; a term's document frequency is the number of candidate
+   lines that contain it. The same pass parses a sample of lines (the first ones of every block,
+   all of them in a small log) to estimate the average field lengths.
+3. **Score** candidates best-first by an upper bound (sum of ``idf * (k1 + 1)`` of the terms a
+   line contains); only lines whose bound can still beat the current top M are read back
+   (``mmap``), parsed, checked against the structured filters and the replacement map, and
+   scored exactly with BM25F over content, detail and subject. Memory use is bounded by the
+   number of candidate lines, never by the log.
+4. **Re-rank** the top M with cheap signals that plain BM25 misses: query terms adjacent in an
+   entry as in the question (bigram proximity) and entries whose subject is named in the
+   question.
+
+MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines and scored against the same
+collection statistics (log lines plus chunks), so their scores share one scale with entries.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import mmap
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import orjson
+
+from .log import is_entry
+
+# -- parameters -------------------------------------------------------------------------------
+
+K1 = 1.2
+FIELDS = ("content", "detail", "subject")
+# weight and length normalisation per field (BM25F): content is the entry; detail is
+# background, worth less per word; subject is a slug naming the project or person, short and
+# precise, so a query word that is the subject counts more and its length does not matter.
+WEIGHTS = {"content": 1.0, "detail": 0.6, "subject": 1.5}
+NORMS = {"content": 0.75, "detail": 0.75, "subject": 0.0}
+DEFAULT_LIMIT = 20
+RERANK_DEPTH = 100           # how many BM25 candidates the second stage looks at
+PROXIMITY_WEIGHT = 0.25      # share of the two terms' idf earned when they are adjacent
+MEMORY_CHUNK_MIN, MEMORY_CHUNK_MAX = 10, 20
+BLOCK = 8 << 20
+SAMPLE_LINES_PER_BLOCK = 128
+SMALL_LOG = 4 << 20          # below this every line is sampled
+
+# Snowball's English stop word list, plus contraction remnants.
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are aren't as at be because been before
+being below between both but by can can't cannot could couldn't did didn't do does doesn't
+doing don't down during each few for from further had hadn't has hasn't have haven't having he
+he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if
+in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off on
+once only or other ought our ours ourselves out over own same shan't she she'd she'll she's
+should shouldn't so some such than that that's the their theirs them themselves then there
+there's these they they'd they'll they're they've this those through to too under until up
+very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's
+which while who who's whom why why's will with won't would wouldn't you you'd you'll you're
+you've your yours yourself yourselves s t d ll m re ve
+""".split())
+
+_WORD = re.compile(r"\w+")
+_stems: dict[str, str] = {}
+_stemmer = None
+
+
+def stem(word: str) -> str:
+    """The Snowball English stem of a lowercase word (cached)."""
+    global _stemmer
+    cached = _stems.get(word)
+    if cached is None:
+        if _stemmer is None:
+            from snowballstemmer.english_stemmer import EnglishStemmer
+
+            _stemmer = EnglishStemmer()
+        cached = _stems[word] = _stemmer.stemWord(word)
+    return cached
+
+
+def keep(word: str) -> bool:
+    return word not in STOP_WORDS and (len(word) > 1 or word.isdigit())
+
+
+def words(text: str) -> list[str]:
+    """Lowercase word tokens of ``text`` (stop words included: positions and lengths)."""
+    return _WORD.findall(text.lower())
+
+
+def terms(text: str) -> list[str]:
+    """The stems BM25 counts in ``text``, in order, stop words dropped."""
+    return [stem(w) for w in words(text) if keep(w)]
+
+
+def analyze(text: str | None) -> list[str]:
+    """The distinct query stems of ``text``, in order of first appearance."""
+    return list(dict.fromkeys(terms(text or "")))
+
+
+def prefix(term: str) -> str:
+    """A string every word stemming to ``term`` starts with (``famili`` -> ``famil``)."""
+    cut = term
+    if len(cut) > 3 and cut.endswith("e"):
+        cut = cut[:-1]
+    if len(cut) > 3 and cut.endswith("i"):
+        cut = cut[:-1]
+    return cut
+
+
+def idf(n: int, df: int) -> float:
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+# -- collection statistics --------------------------------------------------------------------
+
+@dataclass
+class Stats:
+    """What BM25 needs to know about the whole collection."""
+
+    n: int = 0
+    df: dict[str, int] = field(default_factory=dict)
+    avg: dict[str, float] = field(default_factory=dict)
+    idf: dict[str, float] = field(default_factory=dict)
+
+    def finish(self, query_terms: Iterable[str]) -> None:
+        for t in query_terms:
+            df = self.df.get(t, 0)
+            self.idf[t] = idf(self.n, df) if df else 0.0
+
+
+@dataclass
+class Candidate:
+    key: int                 # line number (rg) or line start offset (Python scan)
+    offset: int              # a byte offset inside the line
+    tf: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Scan:
+    lines: int = 0
+    candidates: dict[int, Candidate] = field(default_factory=dict)
+    # replaced id -> byte offsets of the "replaces" that name it
+    replacers: dict[str, list[int]] = field(default_factory=dict)
+    sample_lengths: dict[str, list[int]] = field(default_factory=lambda: {f: [] for f in FIELDS})
+    engine: str = "python"
+
+
+def field_text(entry: dict, name: str) -> str:
+    value = entry.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _sample(block: bytes, scan: Scan, every_line: bool) -> None:
+    lengths = scan.sample_lengths
+    lines = block.split(b"\n") if every_line else block.split(b"\n", SAMPLE_LINES_PER_BLOCK)[:-1]
+    for line in lines:
+        if not line:
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if is_entry(obj):
+            for name in FIELDS:
+                lengths[name].append(len(words(field_text(obj, name))))
+
+
+def _blocks(path: Path):
+    """``(base offset, block)`` pairs of whole lines (the last may lack its newline)."""
+    with open(path, "rb") as fh:
+        carry = b""
+        base = 0
+        while True:
+            chunk = fh.read(BLOCK)
+            if not chunk:
+                if carry:
+                    yield base, carry
+                return
+            data = carry + chunk if carry else chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            yield base, data[:cut]
+            carry = data[cut:]
+            base += cut
+
+
+def _count_lines(block: bytes) -> int:
+    lines = block.count(b"\n")
+    return lines + (1 if block and not block.endswith(b"\n") else 0)
+
+
+_WORD_TAIL = re.compile(rb"[\w\x80-\xff]*")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_REPLACES = b'"replaces":"'
+
+
+def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -> None:
+    term = stem(word.lower())
+    if term not in wanted:
+        return
+    cand = scan.candidates.get(key)
+    if cand is None:
+        cand = scan.candidates[key] = Candidate(key, offset)
+    cand.tf[term] = cand.tf.get(term, 0) + 1
+
+
+def scan_python(path: Path, query_terms: list[str]) -> Scan:
+    """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks."""
+    scan = Scan(engine="python")
+    wanted = set(query_terms)
+    needles: set[bytes] = set()
+    for t in query_terms:
+        p = prefix(t)
+        for variant in {p, p.capitalize(), p.upper()}:  # bytes.lower() folds ASCII only
+            needles.add(variant.encode().lower())
+    small = os.path.getsize(path) <= SMALL_LOG
+    for base, block in _blocks(path):
+        scan.lines += _count_lines(block)
+        _sample(block, scan, small)
+        low = block.lower()
+        for needle in needles:
+            i = low.find(needle)
+            while i != -1:
+                if i == 0 or low[i - 1] not in _WORD_BYTES and low[i - 1] < 0x80:
+                    end = _WORD_TAIL.match(low, i).end()
+                    word = low[i:end].decode("utf-8", "replace")
+                    start = low.rfind(b"\n", 0, i) + 1
+                    _add_match(scan, base + start, base + i, word, wanted)
+                    i = end
+                i = low.find(needle, i + 1)
+        i = block.find(_REPLACES)
+        while i != -1:
+            j = block.find(b'"', i + len(_REPLACES))
+            if j != -1:
+                target = block[i + len(_REPLACES):j].decode("utf-8", "replace")
+                scan.replacers.setdefault(target, []).append(base + i)
+            i = block.find(_REPLACES, i + 1)
+    return scan
+
+
+def ripgrep() -> str | None:
+    """The ``rg`` executable: ZETTELCLAW_RG (``0`` turns it off), PATH, or beside Python."""
+    configured = os.environ.get("ZETTELCLAW_RG")
+    if configured is not None:
+        return None if configured in ("", "0", "off", "no") else configured
+    found = shutil.which("rg")
+    if found:
+        return found
+    beside = os.path.join(os.path.dirname(sys.executable), "rg")
+    return beside if os.access(beside, os.X_OK) else None
+
+
+def scan_ripgrep(rg: str, path: Path, query_terms: list[str]) -> Scan | None:
+    """The same scan with two ``rg`` processes; None when rg fails (the caller falls back)."""
+    scan = Scan(engine="ripgrep")
+    wanted = set(query_terms)
+    prefixes = sorted({prefix(t) for t in query_terms})
+    pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
+    common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
+              "--color", "never"]
+    out: dict[str, bytes] = {}
+    procs = {}
+    try:
+        procs["terms"] = subprocess.Popen(
+            common + ["--line-number", "--ignore-case", "-e", pattern, "--", str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        procs["replaces"] = subprocess.Popen(
+            common + ["--no-line-number", "-e", r'"replaces":"[^"\\]*"', "--", str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        for proc in procs.values():
+            proc.kill()
+        return None
+
+    def drain(name):
+        out[name] = procs[name].stdout.read()
+
+    readers = [threading.Thread(target=drain, args=(name,)) for name in procs]
+    for reader in readers:
+        reader.start()
+    # meanwhile: N (newlines) and the length sample, in this thread
+    small = os.path.getsize(path) <= SMALL_LOG
+    for _, block in _blocks(path):
+        scan.lines += _count_lines(block)
+        _sample(block, scan, small)
+    for reader in readers:
+        reader.join()
+    for proc in procs.values():
+        proc.stdout.close()
+        if proc.wait() not in (0, 1):  # 1: nothing matched
+            return None
+    for line in out["terms"].splitlines():
+        lineno, _, rest = line.partition(b":")
+        offset, _, word = rest.partition(b":")
+        _add_match(scan, int(lineno), int(offset), word.decode("utf-8", "replace"), wanted)
+    skip = len(_REPLACES)
+    for line in out["replaces"].splitlines():
+        offset, _, match = line.partition(b":")
+        target = match[skip:-1].decode("utf-8", "replace")
+        scan.replacers.setdefault(target, []).append(int(offset))
+    return scan
+
+
+def scan_log(path: Path, query_terms: list[str]) -> Scan:
+    rg = ripgrep()
+    if rg and query_terms:
+        result = scan_ripgrep(rg, path, query_terms)
+        if result is not None:
+            return result
+    return scan_python(path, query_terms)
+
+
+# -- scoring ----------------------------------------------------------------------------------
+
+def field_terms(entry: dict) -> dict[str, list[str]]:
+    return {name: terms(field_text(entry, name)) for name in FIELDS}
+
+
+def bm25f(fields: dict[str, list[str]], lengths: dict[str, int], stats: Stats,
+          query_terms: list[str], explain: dict | None = None) -> float:
+    """BM25F: per-field weighted, length-normalised term frequency, saturated once."""
+    score = 0.0
+    counts = {name: _counter(tokens) for name, tokens in fields.items()}
+    for t in query_terms:
+        weight = stats.idf.get(t, 0.0)
+        if not weight:
+            continue
+        tf = 0.0
+        per_field = {}
+        for name, counter in counts.items():
+            raw = counter.get(t, 0)
+            if not raw:
+                continue
+            avg = stats.avg.get(name) or 1.0
+            norm = 1.0 - NORMS.get(name, 0.75) + NORMS.get(name, 0.75) * lengths[name] / avg
+            tf += WEIGHTS.get(name, 1.0) * raw / norm
+            per_field[name] = raw
+        if tf:
+            part = weight * tf * (K1 + 1) / (tf + K1)
+            score += part
+            if explain is not None:
+                explain[t] = {"idf": round(weight, 4), "tf": per_field, "score": round(part, 4)}
+    return score
+
+
+def _counter(tokens: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in tokens:
+        out[t] = out.get(t, 0) + 1
+    return out
+
+
+def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tuple[float, list]:
+    """Bonus for query terms that stand next to each other (stop words skipped) as in the
+    question: ``support group`` beats an entry that says support here and group there."""
+    pairs = set(zip(query_terms, query_terms[1:], strict=False))
+    if not pairs:
+        return 0.0, []
+    stems = [stem(w) for w in text_words if keep(w)]
+    found = {pair for pair in zip(stems, stems[1:], strict=False) if pair in pairs}
+    bonus = sum(PROXIMITY_WEIGHT * (stats.idf.get(a, 0) + stats.idf.get(b, 0)) for a, b in found)
+    return bonus, sorted(f"{a} {b}" for a, b in found)
+
+
+# -- memory files -----------------------------------------------------------------------------
+
+@dataclass
+class Chunk:
+    path: str
+    start: int
+    end: int
+    text: str
+    tokens: list[str]
+
+
+def chunk_lines(lines: list[str]) -> list[tuple[int, int]]:
+    """(start, end) 1-based inclusive ranges of 10-20 lines, cut at headings or blank lines."""
+    ranges = []
+    start = 0
+    for i, line in enumerate(lines):
+        size = i - start
+        boundary = not line.strip() or line.lstrip().startswith("#")
+        if size >= MEMORY_CHUNK_MAX or (size >= MEMORY_CHUNK_MIN and boundary):
+            ranges.append((start + 1, i))
+            start = i
+    if start < len(lines):
+        ranges.append((start + 1, len(lines)))
+    return ranges
+
+
+def memory_chunks() -> list[Chunk]:
+    from . import memoryfiles
+
+    chunks = []
+    for name, path in memoryfiles.memory_files():
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                text = fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        lines = text.splitlines()
+        for start, end in chunk_lines(lines):
+            body = "\n".join(lines[start - 1:end])
+            tokens = terms(body)
+            if tokens:
+                chunks.append(Chunk(name, start, end, body, tokens))
+    return chunks
+
+
+def snippet(text: str, limit: int = 700) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+
+
+# -- the query --------------------------------------------------------------------------------
+
+def _structural(query):
+    """The query without its words: rank scores words, the filters stay exact."""
+    return replace(query, text=None)
+
+
+def has_filters(query) -> bool:
+    return any(getattr(query, name) for name in
+               ("type", "subject", "status", "session", "since", "until"))
+
+
+def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
+    start = mm.rfind(b"\n", 0, offset) + 1
+    end = mm.find(b"\n", offset)
+    if end == -1:
+        end = len(mm)
+    return start, end, mm[start:end]
+
+
+def _replaced_by(mm, scan: Scan, entry_id: str, line_end: int) -> str | None:
+    """The id of the latest valid entry after this line that replaces ``entry_id``."""
+    for offset in sorted(scan.replacers.get(entry_id, ()), reverse=True):
+        if offset <= line_end:
+            break
+        _, _, raw = _line_at(mm, offset)
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if is_entry(obj) and obj.get("replaces") == entry_id and obj["id"] != entry_id:
+            return obj["id"]
+    return None
+
+
+def rank(query, *, log=None, include_memory: bool = True, explain: bool = False) -> list[dict]:
+    """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
+
+    ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
+    replaced entries are left out unless ``include_replaced`` (then marked ``replacedBy``), and
+    ``limit`` (default 20) caps the results. ``log`` is a path or a :class:`~zettelclaw.log.Log`
+    (default: the resolved log). With ``explain`` every result carries an ``explain`` object.
+    """
+    from . import paths
+
+    if log is None:
+        path = paths.log_path()
+    else:
+        path = Path(getattr(log, "path", log))
+    query_terms = analyze(query.text)
+    limit = query.limit or DEFAULT_LIMIT
+    if not query_terms:
+        return []
+    structural = _structural(query)
+
+    chunks = memory_chunks() if include_memory and not has_filters(query) else []
+    try:
+        scan = scan_log(path, query_terms) if path.exists() else Scan()
+    except FileNotFoundError:
+        scan = Scan()
+
+    stats = Stats(n=scan.lines + len(chunks))
+    for cand in scan.candidates.values():
+        for t in cand.tf:
+            stats.df[t] = stats.df.get(t, 0) + 1
+    for chunk in chunks:
+        for t in set(chunk.tokens) & set(query_terms):
+            stats.df[t] = stats.df.get(t, 0) + 1
+    for name, values in scan.sample_lengths.items():
+        stats.avg[name] = (sum(values) / len(values)) if values else 1.0
+    stats.finish(query_terms)
+
+    depth = max(limit, RERANK_DEPTH)
+    top: list[tuple[float, int, dict, dict | None]] = []  # min-heap (score, tiebreak, item, why)
+    order = 0
+
+    def push(score: float, item: dict, why: dict | None) -> None:
+        nonlocal order
+        order += 1
+        entry = (score, order, item, why)
+        if len(top) < depth:
+            heapq.heappush(top, entry)
+        elif score > top[0][0]:
+            heapq.heapreplace(top, entry)
+
+    if scan.candidates:
+        bound = {key: sum(stats.idf[t] for t in cand.tf) * (K1 + 1)
+                 for key, cand in scan.candidates.items()}
+        ordered = sorted(scan.candidates.values(), key=lambda c: (-bound[c.key], -c.offset))
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for cand in ordered:
+                if len(top) >= depth and bound[cand.key] <= top[0][0]:
+                    break
+                _, line_end, raw = _line_at(mm, cand.offset)
+                try:
+                    entry = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if not is_entry(entry) or not structural.matches(entry):
+                    continue
+                replacer = (_replaced_by(mm, scan, entry["id"], line_end)
+                            if entry["id"] in scan.replacers else None)
+                if replacer is not None:
+                    if not query.include_replaced:
+                        continue
+                    entry["replacedBy"] = replacer
+                fields = field_terms(entry)
+                lengths = {name: len(words(field_text(entry, name))) for name in FIELDS}
+                why = {} if explain else None
+                score = bm25f(fields, lengths, stats, query_terms, why)
+                if score > 0:
+                    push(score, entry, why)
+
+    if chunks:
+        avg = sum(len(c.tokens) for c in chunks) / len(chunks)
+        chunk_stats = replace(stats, avg={"content": avg})
+        for chunk in chunks:
+            why = {} if explain else None
+            score = bm25f({"content": chunk.tokens}, {"content": len(chunk.tokens)},
+                          chunk_stats, query_terms, why)
+            if score > 0:
+                item = {"source": "memory", "path": chunk.path, "startLine": chunk.start,
+                        "endLine": chunk.end, "snippet": snippet(chunk.text)}
+                push(score, item, why)
+
+    results = []
+    for score, _, item, why in top:
+        bonus = 0.0
+        boosts = {}
+        text = item.get("snippet") if item.get("source") == "memory" else (
+            f"{item.get('content', '')}\n{item.get('detail') or ''}")
+        near, pairs = proximity(words(text), query_terms, stats)
+        if near:
+            bonus += near
+            boosts["proximity"] = {"pairs": pairs, "score": round(near, 4)}
+        total = score + bonus
+        item = dict(item)
+        item["score"] = round(total, 4)
+        if explain:
+            item["explain"] = {"bm25": round(score, 4), "terms": why or {}, "boosts": boosts,
+                               "n": stats.n, "engine": scan.engine}
+        results.append((total, item))
+    results.sort(key=lambda pair: -pair[0])
+    return [item for _, item in results[:limit]]

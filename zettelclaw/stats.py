@@ -1,0 +1,44 @@
+"""Numbers about the memory: entries by type and subject, sessions, model tokens."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from . import paths
+from .entries import TYPES
+
+
+def collect() -> dict:
+    from .log import Log
+    from .model import Usage
+    from .resolve import Resolution
+    from .state import State
+
+    entries = list(Log().entries())
+    resolution = Resolution.build(entries)
+    by_type = Counter(e["type"] for e in entries)
+    by_subject = Counter(e.get("subject") for e in entries if e.get("subject"))
+    open_tasks = sum(1 for e in resolution.current
+                     if e["type"] == "task" and e.get("status") == "open")
+    state = State.load()
+    usage = state.section("usage")
+    failed = state.failedSessions
+    return {
+        "log": str(paths.log_path()),
+        "entries": {
+            "total": len(entries),
+            "current": len(resolution.current),
+            "replaced": len(resolution.replaced_by),
+            "openTasks": open_tasks,
+            "byType": {t: by_type.get(t, 0) for t in TYPES},
+            "bySubject": dict(by_subject.most_common()),
+        },
+        "sessions": {
+            "extracted": len(state.extractedSessions),
+            "failed": len(failed),
+            "permanentlyFailed": sum(1 for f in failed.values() if f.get("permanent")),
+            "inProgress": len(state.section("claims")),
+        },
+        "tokens": {**Usage.from_dict(usage).as_dict(),
+                   "extractions": int(usage.get("extractions", 0))},
+    }

@@ -1,0 +1,209 @@
+"""Sweep (design §4.1, ``gateway_start`` and by hand): extract every main session of every
+agent, in both OpenClaw layouts, that has not been extracted up to its end.
+
+A session is up to date when its state record is newer than the session's last update, or
+(its record pruned after 30 days) when the log already holds its entries from after that
+update. Permanently failed sessions wait for ``--retry-failed``; a conversation still open and
+active in the last 30 minutes is left for its ``session_end``. Everything else goes to a
+thread pool (the SDK blocks on IO, so threads overlap the model calls).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .clock import parse_ts
+from .extract import Extractor, Result, _skip_prefixes, after_cursor
+from .model import Usage
+
+SETTLE_SECONDS = 30 * 60
+DEFAULT_CONCURRENCY = 4
+
+
+@dataclass
+class Candidate:
+    ref: object  # transcripts.SessionRef
+    why: str  # "new", "more", "retry", "retry-failed"
+
+
+@dataclass
+class Summary:
+    extracted: int = 0
+    skipped: int = 0
+    failed: int = 0
+    entries: int = 0
+    usage: Usage = field(default_factory=Usage)
+    results: list[Result] = field(default_factory=list)
+    planned: list[Candidate] = field(default_factory=list)
+    dry_run: bool = False
+
+    def add(self, result: Result) -> None:
+        self.results.append(result)
+        self.usage = self.usage + result.usage
+        self.entries += len(result.entries)
+        if result.status == "failed":
+            self.failed += 1
+        elif result.status in ("extracted", "dry-run"):
+            self.extracted += 1
+        else:
+            self.skipped += 1
+
+    def line(self) -> str:
+        u = self.usage
+        verb = "would extract" if self.dry_run else "extracted"
+        return (f"Sweep: {self.extracted} session(s) {verb}, {self.skipped} skipped, "
+                f"{self.failed} failed; {self.entries} entries; tokens: {u.input} input, "
+                f"{u.output} output, {u.cache_read} cache read, {u.cache_creation} cache write")
+
+    def as_dict(self) -> dict:
+        return {"extracted": self.extracted, "skipped": self.skipped, "failed": self.failed,
+                "entries": self.entries, "tokens": self.usage.as_dict(),
+                "dryRun": self.dry_run}
+
+
+def _log_marks() -> dict[str, str]:
+    """sessionId -> the latest timestamp of its entries in the log (one pass)."""
+    from .log import Log
+
+    marks: dict[str, str] = {}
+    for entry in Log(warn=False).entries():
+        sid, stamp = entry.get("session"), entry.get("timestamp")
+        if isinstance(sid, str) and isinstance(stamp, str) and stamp > marks.get(sid, ""):
+            marks[sid] = stamp
+    return marks
+
+
+def _newer(stamp: str | None, updated: datetime | None) -> bool:
+    moment = parse_ts(stamp)
+    return moment is not None and updated is not None and moment >= updated.replace(
+        microsecond=0)
+
+
+def plan(*, agent: str | None = None, since: datetime | None = None,
+         retry_failed: bool = False) -> tuple[list[Candidate], int]:
+    """(sessions to look at, how many were skipped without reading them)."""
+    from . import transcripts
+    from .state import State
+
+    state = State.load()
+    prefixes = _skip_prefixes()
+    marks = _log_marks()
+    todo: list[Candidate] = []
+    skipped = 0
+    for ref in transcripts.list_sessions(agent, since):
+        if not transcripts.in_scope(ref.session_key, prefixes):
+            skipped += 1
+            continue
+        failed = state.failedSessions.get(ref.session_id)
+        if failed:
+            if failed.get("permanent") and not retry_failed:
+                skipped += 1
+                continue
+            todo.append(Candidate(ref, "retry-failed" if failed.get("permanent") else "retry"))
+            continue
+        record = state.extractedSessions.get(ref.session_id)
+        stamp = record.get("at") if record else marks.get(ref.session_id)
+        if _newer(stamp, ref.updated_at):
+            skipped += 1
+            continue
+        todo.append(Candidate(ref, "more" if stamp else "new"))
+    return todo, skipped
+
+
+def preview(candidate: Candidate) -> Result:
+    """What a sweep would extract from one session (no model call, no writes)."""
+    from . import transcripts
+    from .state import State
+
+    ref = candidate.ref
+    record = State.load().extractedSessions.get(ref.session_id) or {}
+    segments = after_cursor(transcripts.read_segments(ref), record.get("cursor"))
+    segments = [s for s in segments if s.has_user]
+    messages = sum(len(s.messages) for s in segments)
+    if not segments:
+        return Result(ref.session_id, "up-to-date", f"{ref.session_id}: nothing new")
+    return Result(ref.session_id, "dry-run",
+                  f"{ref.session_id} ({ref.agent_id}, {ref.session_key or 'no key'}): "
+                  f"{len(segments)} conversation(s), {messages} message(s) to extract",
+                  segments=len(segments))
+
+
+def _warm_up(extractor: Extractor) -> None:
+    try:
+        extractor.client  # noqa: B018
+    except Exception:  # a missing key is reported by the main thread
+        pass
+
+
+def sweep(*, agent: str | None = None, since: datetime | None = None,
+          concurrency: int = DEFAULT_CONCURRENCY, retry_failed: bool = False,
+          dry_run: bool = False, extractor: Extractor | None = None,
+          on_result: Callable[[Result], None] | None = None,
+          progress: bool | None = None) -> Summary:
+    """Extract every session that needs it; returns the summary."""
+    extractor = extractor or Extractor()
+    warm = None
+    if not dry_run:  # importing the SDK takes a second or more: overlap it with the planning
+        import threading
+
+        warm = threading.Thread(target=_warm_up, args=(extractor,), daemon=True)
+        warm.start()
+    candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed)
+    summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run)
+    if warm is not None:
+        warm.join()
+    if not candidates:
+        return summary
+    if not dry_run:
+        extractor.client  # noqa: B018  (made once here, not raced for by the threads)
+    if progress is None:
+        progress = sys.stderr.isatty()
+
+    def work(candidate: Candidate) -> Result:
+        if dry_run:
+            return preview(candidate)
+        ref = candidate.ref
+        return extractor.extract_session(
+            ref.session_id, agent=ref.agent_id, ref=ref, reason="sweep",
+            retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS)
+
+    bar = None
+    if progress:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        from .render import console
+
+        bar = Progress(TextColumn("extracting"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), console=console(stderr=True), transient=True)
+        task = bar.add_task("sweep", total=len(candidates))
+        bar.start()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            futures = {pool.submit(work, c): c for c in candidates}
+            for future in as_completed(futures):
+                try:
+                    result = future.result()
+                except Exception as exc:  # one broken session does not stop the sweep
+                    from .redact import redact
+
+                    sid = futures[future].ref.session_id
+                    result = Result(sid, "failed", f"{sid}: {redact(str(exc))}")
+                summary.add(result)
+                if on_result is not None:
+                    on_result(result)
+                if bar is not None:
+                    bar.advance(task)
+    finally:
+        if bar is not None:
+            bar.stop()
+    return summary
