@@ -84,3 +84,16 @@ def test_concurrent_appends_from_processes_lose_nothing(log_dir, tmp_path):
     lines = (log_dir / "log.jsonl").read_bytes().splitlines()
     assert len(lines) == 200
     assert all(orjson.loads(line)["type"] == "fact" for line in lines)
+
+
+def test_grep_finds_every_line_with_its_offset_across_block_edges(tmp_path, monkeypatch):
+    import zettelclaw.log as log_module
+
+    monkeypatch.setattr(log_module, "_GREP_BLOCK", 37)  # blocks end mid-line all the time
+    lines = [f'{{"n":{i},"tag":"{"hit" if i % 3 == 0 else "miss"}"}}' for i in range(1, 60)]
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join(lines))  # no final newline: the last line still counts
+    offsets = [sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
+    want = [(offsets[i], line.encode()) for i, line in enumerate(lines) if '"hit"' in line]
+    assert list(Log(path).grep(b'"hit"')) == want
+    assert list(Log(tmp_path / "missing.jsonl").grep(b"x")) == []

@@ -22,6 +22,7 @@ FILE_MODE = 0o600
 
 TYPES = frozenset(("task", "fact", "decision", "question", "handoff"))
 _BLOCK = 1 << 16
+_GREP_BLOCK = 8 << 20
 
 
 def dumps(entry: dict) -> bytes:
@@ -132,18 +133,21 @@ class Log:
         with fh:
             yield from fh
 
-    def numbered(self, prefilter: Callable[[bytes], bool] | None = None,
-                 ) -> Iterator[tuple[int, dict]]:
-        """(line number, entry) for every valid line, oldest first.
+    def located(self, prefilter: Callable[[bytes], bool] | None = None,
+                needle: bytes | None = None) -> Iterator[tuple[int, dict]]:
+        """(position, entry) for every valid line, oldest first.
 
-        ``prefilter`` sees each raw line first; lines it rejects are not parsed (nor counted as
-        invalid). Torn or invalid lines are skipped with one warning on stderr at the end.
+        The position is the byte offset where the line starts: it orders entries as the log
+        does (what replacement resolution needs) and costs nothing to know. With ``needle`` only
+        lines containing it are looked at (see :meth:`grep`). ``prefilter`` sees each raw line
+        first; lines it rejects are not parsed (nor counted as invalid). Torn or invalid lines
+        are skipped with one warning on stderr at the end.
         """
         import orjson
 
         loads = orjson.loads
-        bad = first_bad = 0
-        for lineno, line in enumerate(self.lines(), 1):
+        bad, first_bad = 0, None
+        for pos, line in (self.grep(needle) if needle else self._offsets()):
             if prefilter is not None and not prefilter(line):
                 continue
             try:
@@ -153,15 +157,60 @@ class Log:
             if obj is None or not is_entry(obj):
                 if line.strip():
                     bad += 1
-                    first_bad = first_bad or lineno
+                    first_bad = pos if first_bad is None else first_bad
                 continue
-            yield lineno, obj
+            yield pos, obj
         if bad and self.warn:
-            _warn(f"skipped {bad} invalid line(s) in {self.path} (first at line {first_bad})")
+            _warn(f"skipped {bad} invalid line(s) in {self.path} "
+                  f"(first at line {self._line_of(first_bad)})")
+
+    def _offsets(self) -> Iterator[tuple[int, bytes]]:
+        pos = 0
+        for line in self.lines():
+            yield pos, line
+            pos += len(line)
+
+    def _line_of(self, offset: int) -> int:
+        with open(self.path, "rb") as fh:
+            return fh.read(offset).count(b"\n") + 1
+
+    def grep(self, needle: bytes) -> Iterator[tuple[int, bytes]]:
+        """(position, raw line) of every line containing ``needle``, oldest first.
+
+        Reads the file in large blocks cut at line ends and searches each with ``bytes.find``,
+        so the lines without the needle cost C speed, not a Python loop, and memory stays at
+        one block. The position is the byte offset of the line's start, as in :meth:`located`.
+        """
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with fh:
+            base, rest, done = 0, b"", False
+            while not done:
+                chunk = fh.read(_GREP_BLOCK)
+                if chunk:
+                    buf = rest + chunk
+                    cut = buf.rfind(b"\n") + 1
+                    if cut == 0:
+                        rest = buf
+                        continue
+                    buf, rest = buf[:cut], buf[cut:]
+                else:
+                    buf, done = rest, True
+                pos = buf.find(needle)
+                while pos >= 0:
+                    start = buf.rfind(b"\n", 0, pos) + 1
+                    end = buf.find(b"\n", pos)
+                    if end < 0:
+                        end = len(buf)
+                    yield base + start, buf[start:end]
+                    pos = buf.find(needle, end)
+                base += len(buf)
 
     def entries(self) -> Iterator[dict]:
         """Every valid entry, oldest first."""
-        for _, entry in self.numbered():
+        for _, entry in self.located():
             yield entry
 
     def reversed(self) -> Iterator[dict]:

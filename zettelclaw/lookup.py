@@ -29,13 +29,13 @@ def entry(entry_id: str) -> dict:
 
     log_path = paths.log_path()
     found = None
-    for lineno, candidate in Log(log_path).numbered():
+    for pos, candidate in Log(log_path).located(needle=f'"{entry_id}"'.encode()):
         if candidate["id"] == entry_id:
-            found = (lineno, candidate)
+            found = (pos, candidate)
     if found is None:
         raise NotFoundError(f"no entry with id {entry_id}")
-    lineno, result = found
-    replacer = StreamingResolution(log_path).replaced_by(entry_id, lineno)
+    pos, result = found
+    replacer = StreamingResolution(log_path).replaced_by(entry_id, pos)
     if replacer:
         result["replacedBy"] = replacer
     return result

@@ -113,7 +113,7 @@ class Query:
 
 
 def scan(query: Query, path: Path | None = None, *, warn: bool = True):
-    """Yield ``(lineno, entry)`` for every entry that matches ``query``, oldest first.
+    """Yield ``(position, entry)`` for every entry that matches ``query``, oldest first.
 
     Applies replacement resolution: replaced entries are skipped, or marked with
     ``replacedBy`` when ``query.include_replaced``.
@@ -129,23 +129,28 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True):
     words = [w.encode() for w in query.words
              if w.isascii() and '"' not in w and "\\" not in w and w.isprintable()]
 
+    # the longest needle (a subject or session rather than a type) finds the candidate lines
+    needles.sort(key=len, reverse=True)
+    first, rest = (needles[0], needles[1:]) if needles else (None, [])
+
     def maybe(line: bytes) -> bool:
-        if needles and not all(n in line for n in needles):
+        if rest and not all(n in line for n in rest):
             return False
         if words:
             lowered = line.lower()
             return all(w in lowered for w in words)
         return True
 
-    for lineno, entry in Log(path, warn=warn).numbered(maybe if needles or words else None):
+    prefilter = maybe if rest or words else None
+    for pos, entry in Log(path, warn=warn).located(prefilter, needle=first):
         if not query.matches(entry):
             continue
-        replacer = resolution.replaced_by(entry["id"], lineno)
+        replacer = resolution.replaced_by(entry["id"], pos)
         if replacer is not None:
             if not query.include_replaced:
                 continue
             entry["replacedBy"] = replacer
-        yield lineno, entry
+        yield pos, entry
 
 
 def run(query: Query, path: Path | None = None) -> list[dict]:

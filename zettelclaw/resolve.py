@@ -71,30 +71,24 @@ class StreamingResolution:
     """The same rule without holding the log in memory.
 
     One cheap pass collects the lines that replace something (only lines containing
-    ``"replaces"`` are parsed); the caller then streams the log with line numbers and asks
+    ``"replaces"`` are parsed); the caller then streams the log with positions and asks
     :meth:`replaced_by` for each entry.
     """
 
     def __init__(self, path: Path):
-        from .log import parse_line
+        from .log import Log, parse_line
 
         self.replacers: dict[str, list[tuple[int, str]]] = {}
-        try:
-            fh = open(path, "rb")
-        except FileNotFoundError:
-            return
-        with fh:
-            for lineno, line in enumerate(fh, 1):
-                if b'"replaces"' not in line:
-                    continue
-                entry = parse_line(line)
-                if entry is None:
-                    continue
-                target = entry.get("replaces")
-                if isinstance(target, str) and target != entry["id"]:
-                    self.replacers.setdefault(target, []).append((lineno, entry["id"]))
+        for pos, line in Log(path, warn=False).grep(b'"replaces"'):
+            entry = parse_line(line)
+            if entry is None:
+                continue
+            target = entry.get("replaces")
+            if isinstance(target, str) and target != entry["id"]:
+                self.replacers.setdefault(target, []).append((pos, entry["id"]))
 
-    def replaced_by(self, entry_id: str, lineno: int) -> str | None:
-        """The latest entry after line ``lineno`` that replaces ``entry_id``, if any."""
-        later = [rid for pos, rid in self.replacers.get(entry_id, ()) if pos > lineno]
+    def replaced_by(self, entry_id: str, position: int) -> str | None:
+        """The latest entry after ``position`` (a line's byte offset, see ``Log.located``)
+        that replaces ``entry_id``, if any."""
+        later = [rid for pos, rid in self.replacers.get(entry_id, ()) if pos > position]
         return later[-1] if later else None
