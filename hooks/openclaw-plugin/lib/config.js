@@ -1,0 +1,59 @@
+// Where things are: the zettelclaw executable, the log directory, the environment children get.
+//
+// The Python side resolves the same paths (zettelclaw/paths.py): logDir from the plugin config,
+// else $ZETTELCLAW_HOME, else <OpenClaw state dir>/zettelclaw. When the config names a logDir
+// the plugin hands it to every child as ZETTELCLAW_HOME, so both sides agree by construction.
+
+import os from "node:os";
+import path from "node:path";
+
+export const DEFAULT_COMMAND = "zettelclaw";
+
+/** `~` and `$VAR` / `${VAR}` expanded the way Python's expanduser + expandvars do. */
+export function expandPath(value, env = process.env) {
+  if (typeof value !== "string" || value === "") return value;
+  let out = value;
+  if (out === "~" || out.startsWith("~/")) {
+    const home = env.HOME || os.homedir();
+    out = home + out.slice(1);
+  }
+  return out.replace(/\$(\w+)|\$\{(\w+)\}/g, (match, a, b) => {
+    const name = a || b;
+    return Object.hasOwn(env, name) ? env[name] : match;
+  });
+}
+
+function stateDir(runtime, env) {
+  if (env.OPENCLAW_STATE_DIR) return expandPath(env.OPENCLAW_STATE_DIR, env);
+  try {
+    const resolved = runtime?.state?.resolveStateDir?.(env);
+    if (typeof resolved === "string" && resolved) return resolved;
+  } catch {
+    // an older or stripped runtime: fall back to the default below
+  }
+  return path.join(env.HOME || os.homedir(), ".openclaw");
+}
+
+/**
+ * Everything the hooks and tools need, from `api.pluginConfig` and `api.runtime`.
+ * Returns {command, logDir, logFile, env, config}.
+ */
+export function resolveSettings(pluginConfig, { runtime, env = process.env } = {}) {
+  const config = pluginConfig && typeof pluginConfig === "object" ? pluginConfig : {};
+  const command = typeof config.command === "string" && config.command.trim()
+    ? expandPath(config.command.trim(), env)
+    : DEFAULT_COMMAND;
+  const childEnv = { ...env };
+  let logDir;
+  if (typeof config.logDir === "string" && config.logDir.trim()) {
+    logDir = path.resolve(expandPath(config.logDir.trim(), env));
+    childEnv.ZETTELCLAW_HOME = logDir;
+  } else if (env.ZETTELCLAW_HOME) {
+    logDir = path.resolve(expandPath(env.ZETTELCLAW_HOME, env));
+  } else {
+    const state = stateDir(runtime, env);
+    logDir = path.join(state, "zettelclaw");
+    if (!env.OPENCLAW_STATE_DIR && state) childEnv.OPENCLAW_STATE_DIR = state;
+  }
+  return { command, logDir, logFile: path.join(logDir, "log.jsonl"), env: childEnv, config };
+}

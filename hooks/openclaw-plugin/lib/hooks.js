@@ -1,0 +1,93 @@
+// The typed hooks (design §4.1, §6). Extraction and the sweep are started in the background and
+// the handler returns at once; only before_prompt_build waits, and never long.
+
+import { spawnDetached } from "./run.js";
+
+const SWEEP_DEBOUNCE_MS = 60_000;
+
+function str(value) {
+  return typeof value === "string" && value.trim() ? value.trim() : undefined;
+}
+
+/** The argv of `zettelclaw extract` for one session. */
+export function extractArgs({ sessionId, agentId, sessionKey, sessionFile, reason, inline }) {
+  const args = ["extract"];
+  if (str(sessionId)) args.push("--session-id", str(sessionId));
+  if (str(agentId)) args.push("--agent", str(agentId));
+  if (str(sessionKey)) args.push("--session-key", str(sessionKey));
+  if (str(sessionFile)) args.push("--session-file", str(sessionFile));
+  if (str(reason)) args.push("--reason", str(reason));
+  if (inline) args.push("--messages", "-");
+  return args;
+}
+
+/** before_reset's messages as extract reads them: message objects, or whole transcript events. */
+export function messagesPayload(messages) {
+  const out = [];
+  for (const item of messages || []) {
+    if (item && typeof item === "object") out.push(item);
+  }
+  return JSON.stringify(out);
+}
+
+export function createHookHandlers(getSettings, { logger, handoff, now = Date.now } = {}) {
+  let lastSweep = -Infinity;
+
+  function sessionEnd(event = {}, ctx = {}) {
+    const sessionId = str(event.sessionId) || str(ctx.sessionId);
+    if (!sessionId) return;
+    const reason = str(event.reason);
+    spawnDetached(getSettings(), extractArgs({
+      sessionId,
+      agentId: ctx.agentId,
+      sessionKey: event.sessionKey ?? ctx.sessionKey,
+      sessionFile: event.sessionFile,
+      reason: reason ? `session_end:${reason}` : "session_end",
+    }), { logger, label: `extract ${sessionId} (session_end)` });
+  }
+
+  function beforeReset(event = {}, ctx = {}) {
+    const sessionId = str(ctx.sessionId) || str(event.sessionId);
+    const messages = Array.isArray(event.messages) ? event.messages : null;
+    const reason = str(event.reason);
+    const common = {
+      agentId: ctx.agentId,
+      sessionKey: ctx.sessionKey,
+      reason: reason ? `before_reset:${reason}` : "before_reset",
+    };
+    if (messages && messages.length && sessionId) {
+      spawnDetached(getSettings(), extractArgs({ ...common, sessionId, inline: true }), {
+        input: messagesPayload(messages), logger, label: `extract ${sessionId} (before_reset)`,
+      });
+    } else if (sessionId || str(event.sessionFile)) {
+      // no inline conversation: extract reads the transcript itself
+      spawnDetached(getSettings(), extractArgs({
+        ...common, sessionId, sessionFile: event.sessionFile,
+      }), { logger, label: `extract ${sessionId || event.sessionFile} (before_reset)` });
+    }
+  }
+
+  function gatewayStart() {
+    const at = now();
+    if (at - lastSweep < SWEEP_DEBOUNCE_MS) return; // one sweep per start, however many registries
+    lastSweep = at;
+    spawnDetached(getSettings(), ["sweep"], { logger, label: "sweep (gateway_start)" });
+  }
+
+  async function beforePromptBuild(event = {}, ctx = {}) {
+    try {
+      const prependContext = await handoff(str(ctx.sessionId) || str(ctx.sessionKey) || "");
+      return prependContext ? { prependContext } : undefined;
+    } catch (err) {
+      logger?.warn?.(`zettelclaw: handoff skipped: ${err.message}`);
+      return undefined;
+    }
+  }
+
+  return {
+    session_end: sessionEnd,
+    before_reset: beforeReset,
+    gateway_start: gatewayStart,
+    before_prompt_build: beforePromptBuild,
+  };
+}

@@ -1,0 +1,279 @@
+// memory_search and memory_get (design §9): the same names and base parameters as OpenClaw's
+// builtin tools, answered by `zettelclaw search --json` and `zettelclaw get --json`.
+//
+// On OpenClaw 2026.2 the runtime still offers the builtin MEMORY.md search
+// (`api.runtime.tools.createMemorySearchTool`): its semantic results for memory files are merged
+// with zettelclaw's. On 2026.9 it is gone and zettelclaw's own ranked search, which already
+// covers MEMORY.md and memory/*.md, answers alone.
+
+import { failureMessage, runCommand } from "./run.js";
+
+export const TOOL_NAMES = ["memory_search", "memory_get"];
+export const ENTRY_TYPES = ["task", "fact", "decision", "question", "handoff"];
+const DEFAULT_MAX_RESULTS = 10;
+const MAX_RESULTS_LIMIT = 50;
+const TOOL_TIMEOUT_MS = 30000;
+
+export const SEARCH_PARAMETERS = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    query: {
+      type: "string",
+      description: "Keywords or a question. Ranks log entries and MEMORY.md / memory/*.md by "
+        + "relevance. Optional when a filter (type, subject, status) is given.",
+    },
+    maxResults: {
+      type: "number",
+      minimum: 1,
+      maximum: MAX_RESULTS_LIMIT,
+      description: `Most results to return (default ${DEFAULT_MAX_RESULTS}).`,
+    },
+    minScore: {
+      type: "number",
+      minimum: 0,
+      description: "Drop ranked results scoring below this. Filter-only results have no score "
+        + "and are kept.",
+    },
+    type: {
+      type: "string",
+      enum: ENTRY_TYPES,
+      description: "Only log entries of this type.",
+    },
+    subject: {
+      type: "string",
+      description: "Only log entries about this subject slug (kebab-case, e.g. auth-migration).",
+    },
+    status: {
+      type: "string",
+      enum: ["open", "done"],
+      description: "Only tasks with this status.",
+    },
+    includeReplaced: {
+      type: "boolean",
+      description: "Also return entries a later entry replaced (marked with replacedBy). "
+        + "Default false: only current entries.",
+    },
+  },
+};
+
+export const GET_PARAMETERS = {
+  type: "object",
+  additionalProperties: false,
+  required: ["path"],
+  properties: {
+    path: {
+      type: "string",
+      description: "A log entry id (12 characters, e.g. r7Wp3nKx_mZe), session:<sessionId> "
+        + "for the conversation an entry came from, or a memory file: MEMORY.md, memory/<file>.md.",
+    },
+    from: {
+      type: "number",
+      minimum: 1,
+      description: "For a file: first line to read (1-based).",
+    },
+    lines: {
+      type: "number",
+      minimum: 1,
+      description: "For a file: how many lines to read.",
+    },
+  },
+};
+
+const SEARCH_DESCRIPTION = [
+  "Search your memory: the structured log of past sessions (decisions, facts, tasks, questions,",
+  "handoffs) and MEMORY.md. MEMORY.md and the last handoff are already in your context; search",
+  "when you need something beyond them. Filter by type/subject/status for precise lookups (all",
+  "open tasks: status=open), or give a query for keyword search. Returns entries with id, type,",
+  "subject, timestamp and session; replaced (corrected) entries are hidden unless",
+  "includeReplaced is true.",
+].join(" ");
+
+const GET_DESCRIPTION = [
+  "Read one thing from memory: a log entry by its id (with replacedBy when it was corrected),",
+  "the original conversation of a session (path session:<sessionId>, from an entry's session",
+  "field), or lines of MEMORY.md / memory/*.md (from, lines). Use after memory_search.",
+].join(" ");
+
+function integer(value, min, max) {
+  if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
+function text(value) {
+  return typeof value === "string" && value.trim() ? value.trim() : undefined;
+}
+
+/** The argv of `zettelclaw search` for the tool's parameters. */
+export function searchArgs(params = {}) {
+  const args = ["search", "--json"];
+  const type = text(params.type);
+  const subject = text(params.subject);
+  const status = text(params.status);
+  if (type) args.push("--type", type.toLowerCase());
+  if (subject) args.push("--subject", subject);
+  if (status) args.push("--status", status.toLowerCase());
+  if (params.includeReplaced === true) args.push("--all");
+  const limit = integer(params.maxResults, 1, MAX_RESULTS_LIMIT) ?? DEFAULT_MAX_RESULTS;
+  args.push("--limit", String(limit));
+  const query = text(params.query);
+  if (query) args.push("--", query);
+  return args;
+}
+
+/** The argv of `zettelclaw get` for the tool's parameters. */
+export function getArgs(params = {}) {
+  const target = text(params.path);
+  if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
+  const args = ["get", "--json"];
+  const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
+  const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
+  if (from !== undefined) args.push("--from", String(from));
+  if (lines !== undefined) args.push("--lines", String(lines));
+  args.push("--", target);
+  return args;
+}
+
+/** JSON Lines (or one JSON document) into a list of values. */
+export function parseJsonLines(stdout) {
+  const trimmed = (stdout || "").trim();
+  if (!trimmed) return [];
+  try {
+    const whole = JSON.parse(trimmed);
+    return Array.isArray(whole) ? whole : [whole];
+  } catch {
+    // one document per line
+  }
+  const out = [];
+  for (const line of trimmed.split("\n")) {
+    if (!line.trim()) continue;
+    out.push(JSON.parse(line));
+  }
+  return out;
+}
+
+function isMemoryChunk(result) {
+  return result && typeof result === "object" && typeof result.path === "string" && !result.id;
+}
+
+function overlaps(a, b) {
+  if (a.path !== b.path) return false;
+  const [a1, a2] = [a.startLine ?? 0, a.endLine ?? a.startLine ?? 0];
+  const [b1, b2] = [b.startLine ?? 0, b.endLine ?? b.startLine ?? 0];
+  return a1 <= b2 && b1 <= a2;
+}
+
+/** Alternate two ranked lists (their scores are on different scales), cut at `limit`. */
+function interleave(first, second, limit) {
+  const out = [];
+  for (let i = 0; out.length < limit && (i < first.length || i < second.length); i += 1) {
+    if (i < first.length) out.push(first[i]);
+    if (out.length < limit && i < second.length) out.push(second[i]);
+  }
+  return out;
+}
+
+function toolResult(details) {
+  return { content: [{ type: "text", text: JSON.stringify(details, null, 2) }], details };
+}
+
+function envFor(settings, ctx) {
+  if (!ctx?.workspaceDir) return settings.env;
+  return { ...settings.env, OPENCLAW_WORKSPACE_DIR: ctx.workspaceDir };
+}
+
+async function builtinMemoryResults(builtin, toolCallId, params, signal, logger) {
+  if (!builtin || !text(params.query)) return [];
+  try {
+    const result = await builtin.execute(toolCallId, {
+      query: params.query,
+      ...(params.maxResults !== undefined ? { maxResults: params.maxResults } : {}),
+      ...(params.minScore !== undefined ? { minScore: params.minScore } : {}),
+    }, signal);
+    const details = result?.details;
+    if (!details || details.disabled || !Array.isArray(details.results)) return [];
+    return details.results.filter(isMemoryChunk).map((r) => ({ source: "memory", ...r }));
+  } catch (err) {
+    logger?.warn?.(`zettelclaw: OpenClaw's builtin memory search failed: ${err.message}`);
+    return [];
+  }
+}
+
+/**
+ * The two tools for one agent context. `builtins` are OpenClaw 2026.2's own memory tools
+ * (or null): their MEMORY.md results are merged in, their reads are the fallback for files.
+ */
+export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {}) {
+  const memorySearch = {
+    name: "memory_search",
+    label: "Memory Search",
+    description: SEARCH_DESCRIPTION,
+    parameters: SEARCH_PARAMETERS,
+    async execute(toolCallId, params = {}, signal) {
+      const settings = getSettings();
+      const args = searchArgs(params);
+      const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
+      const [result, builtinResults] = await Promise.all([
+        runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
+        filtered ? [] : builtinMemoryResults(builtins.search, toolCallId, params, signal, logger),
+      ]);
+      if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw search"));
+      let results = parseJsonLines(result.stdout);
+      const minScore = typeof params.minScore === "number" ? params.minScore : undefined;
+      if (minScore !== undefined) {
+        results = results.filter((r) => typeof r.score !== "number" || r.score >= minScore);
+      }
+      results = results.map((r) => (isMemoryChunk(r) ? r : { source: "log", ...r }));
+      const limit = integer(params.maxResults, 1, MAX_RESULTS_LIMIT) ?? DEFAULT_MAX_RESULTS;
+      if (builtinResults.length) {
+        const entries = results.filter((r) => !isMemoryChunk(r));
+        const ownChunks = results.filter((r) => isMemoryChunk(r)
+          && !builtinResults.some((b) => overlaps(b, r)));
+        results = interleave(entries, [...builtinResults, ...ownChunks], limit);
+      }
+      const details = { results: results.slice(0, limit), count: Math.min(results.length, limit) };
+      if (!details.count) {
+        details.note = text(params.query)
+          ? "Nothing in memory matches. Try other keywords, fewer filters, or includeReplaced."
+          : "No entries match these filters.";
+      }
+      return toolResult(details);
+    },
+  };
+
+  const memoryGet = {
+    name: "memory_get",
+    label: "Memory Get",
+    description: GET_DESCRIPTION,
+    parameters: GET_PARAMETERS,
+    async execute(toolCallId, params = {}, signal) {
+      const settings = getSettings();
+      const args = getArgs(params);
+      const result = await runCommand(settings, args, {
+        timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
+      });
+      if (result.code !== 0) {
+        const target = text(params.path);
+        const isFile = !target.startsWith("session:") && /[./]/.test(target);
+        if (builtins.get && isFile) {
+          // 2026.2: OpenClaw's own reader knows extra memory paths zettelclaw does not
+          const fallback = await builtins.get.execute(toolCallId, params, signal);
+          if (fallback?.details && !fallback.details.disabled && !fallback.details.error) {
+            return fallback;
+          }
+        }
+        throw new Error(failureMessage(result, "zettelclaw get"));
+      }
+      const values = parseJsonLines(result.stdout);
+      let details;
+      if (values.length === 1 && values[0] && !values[0].id) {
+        details = values[0]; // a file ({path, text, ...}) or a session ({session, segments})
+      } else {
+        details = { entries: values };
+      }
+      return toolResult(details);
+    },
+  };
+
+  return [memorySearch, memoryGet];
+}
