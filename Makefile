@@ -22,8 +22,9 @@ test: $(STAMP)
 unit: $(STAMP)
 	$(PY) -m pytest -q -m "not e2e"
 
+# file list, not the directory: Node 20 runs a directory's tests, Node 22+ takes it as a file
 node-test:
-	node --test hooks/openclaw-plugin/test/
+	node --test hooks/openclaw-plugin/test/*.test.js
 
 e2e: $(STAMP)
 	$(PY) -m pytest -q -m e2e

@@ -1,0 +1,246 @@
+// memory_search and memory_get: parameters to `zettelclaw search/get --json`, results back as
+// {content, details}, errors thrown; 2026.2's builtin MEMORY.md search merged, 2026.9 alone.
+
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+
+import { createPlugin } from "../index.js";
+import { fakeApi, fakeZettelclaw, jsonLines, toolsOf } from "./helpers.js";
+
+const DECISION = {
+  id: "a3k9x_BmQ2yT", timestamp: "2026-02-20T14:20:00Z", type: "decision",
+  content: "Queue-based retries for webhook delivery", detail: "Cascading failure risk",
+  subject: "auth-migration", session: "abc12345",
+};
+const TASK = {
+  id: "Ht4vL_9qRx2D", timestamp: "2026-02-20T15:10:00Z", type: "task",
+  content: "Write backfill script for 47 failed webhook jobs", status: "open",
+  subject: "auth-migration", session: "abc12345",
+};
+const CHUNK = {
+  source: "memory", path: "MEMORY.md", startLine: 1, endLine: 4,
+  snippet: "## Goals\n- Ship auth migration by end of month", score: 0.31,
+};
+
+const fakes = [];
+after(() => fakes.forEach((f) => f.cleanup()));
+
+function setup({ behavior = {}, version = "2026.9", builtins, ctx } = {}) {
+  const fake = fakeZettelclaw().behave(behavior);
+  fakes.push(fake);
+  const api = fakeApi({ version, builtins, pluginConfig: { command: fake.exe, logDir: fake.logDir } });
+  createPlugin().register(api);
+  const tools = toolsOf(api, ctx ?? { agentId: "main", sessionKey: "agent:main:main", workspaceDir: "/ws/main" });
+  return { fake, api, tools };
+}
+
+function parsed(result) {
+  assert.equal(result.content.length, 1);
+  assert.equal(result.content[0].type, "text");
+  const fromText = JSON.parse(result.content[0].text);
+  assert.deepEqual(fromText, result.details, "the model reads what details holds");
+  return result.details;
+}
+
+test("tool definitions: names, labels, JSON Schema parameters with the design's fields", () => {
+  const { tools } = setup();
+  const search = tools.memory_search;
+  assert.equal(search.label, "Memory Search");
+  assert.deepEqual(Object.keys(search.parameters.properties).sort(),
+    ["includeReplaced", "maxResults", "minScore", "query", "status", "subject", "type"]);
+  assert.deepEqual(search.parameters.properties.type.enum,
+    ["task", "fact", "decision", "question", "handoff"]);
+  const get = tools.memory_get;
+  assert.deepEqual(Object.keys(get.parameters.properties).sort(), ["from", "lines", "path"]);
+  assert.deepEqual(get.parameters.required, ["path"]);
+  for (const tool of [search, get]) {
+    assert.equal(typeof tool.execute, "function");
+    assert.ok(tool.description.length > 40);
+  }
+});
+
+test("memory_search maps every parameter onto `zettelclaw search --json`", async () => {
+  const { fake, tools } = setup({ behavior: { search: { stdout: jsonLines([DECISION]) } } });
+  await tools.memory_search.execute("call-1", {
+    query: "webhook retries", maxResults: 5, minScore: 0.1, type: "decision",
+    subject: "auth-migration", status: "open", includeReplaced: true,
+  });
+  const [run] = fake.records("finished");
+  assert.deepEqual(run.argv, [
+    "search", "--json", "--type", "decision", "--subject", "auth-migration", "--status", "open",
+    "--all", "--limit", "5", "--", "webhook retries",
+  ]);
+  assert.equal(run.env.OPENCLAW_WORKSPACE_DIR, "/ws/main", "MEMORY.md of this agent's workspace");
+  assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
+});
+
+test("memory_search with only a query, and with only filters", async () => {
+  const { fake, tools } = setup({ behavior: { search: { stdout: "" } } });
+  await tools.memory_search.execute("c", { query: "-rf looks like an option" });
+  await tools.memory_search.execute("c", { status: "open", maxResults: 500 });
+  const [first, second] = fake.records("finished");
+  assert.deepEqual(first.argv, ["search", "--json", "--limit", "10", "--", "-rf looks like an option"]);
+  assert.deepEqual(second.argv, ["search", "--json", "--status", "open", "--limit", "50"]);
+});
+
+test("memory_search returns log entries and memory chunks as details and JSON text", async () => {
+  const { tools } = setup({
+    behavior: { search: { stdout: jsonLines([{ ...DECISION, score: 0.8 }, CHUNK]) } },
+  });
+  const details = parsed(await tools.memory_search.execute("c", { query: "webhook" }));
+  assert.equal(details.count, 2);
+  assert.deepEqual(details.results[0], { source: "log", ...DECISION, score: 0.8 });
+  assert.deepEqual(details.results[1], CHUNK);
+  assert.equal(Object.hasOwn(details, "status"), false, "OpenClaw grades calls by details.status");
+});
+
+test("minScore drops ranked results below it; filter-only results have no score and stay", async () => {
+  const { tools } = setup({
+    behavior: {
+      search: { stdout: jsonLines([{ ...DECISION, score: 0.9 }, { ...CHUNK, score: 0.4 }, TASK]) },
+    },
+  });
+  const details = parsed(await tools.memory_search.execute("c", { query: "webhook", minScore: 0.5 }));
+  assert.deepEqual(details.results.map((r) => r.id ?? r.path), [DECISION.id, TASK.id]);
+});
+
+test("no match says so instead of an empty silence", async () => {
+  const { tools } = setup({ behavior: { search: { stdout: "" } } });
+  const details = parsed(await tools.memory_search.execute("c", { query: "zebra" }));
+  assert.equal(details.count, 0);
+  assert.match(details.note, /Nothing in memory matches/);
+});
+
+test("a failed search throws with zettelclaw's error line", async () => {
+  const { tools } = setup({
+    behavior: { search: { code: 2, stderr: "Usage: ...\nError: --type: 'idea' is not an entry type\n" } },
+  });
+  await assert.rejects(tools.memory_search.execute("c", { query: "x", type: "idea" }),
+    /zettelclaw search failed: --type: 'idea' is not an entry type/);
+});
+
+test("2026.9: no builtin memory tools, zettelclaw answers MEMORY.md itself", async () => {
+  const { api, tools } = setup({ behavior: { search: { stdout: jsonLines([CHUNK, DECISION]) } } });
+  assert.equal(api.runtime.tools, undefined);
+  const details = parsed(await tools.memory_search.execute("c", { query: "goals" }));
+  assert.deepEqual(details.results[0], CHUNK);
+});
+
+function builtinSearch(results, calls) {
+  return {
+    name: "memory_search",
+    async execute(toolCallId, params) {
+      calls.push({ toolCallId, params });
+      const details = { results, provider: "openai", model: "text-embedding-3-small" };
+      return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+    },
+  };
+}
+
+test("2026.2: the builtin's MEMORY.md results are merged with the log's entries", async () => {
+  const calls = [];
+  const semantic = [
+    { path: "MEMORY.md", startLine: 2, endLine: 3, score: 0.82, snippet: "- Ship auth migration", source: "memory" },
+    { path: "memory/people.md", startLine: 1, endLine: 9, score: 0.61, snippet: "Max: infra lead", source: "memory" },
+  ];
+  const { api, tools } = setup({
+    version: "2026.2",
+    builtins: { search: builtinSearch(semantic, calls) },
+    behavior: { search: { stdout: jsonLines([{ ...DECISION, score: 0.7 }, CHUNK, { ...TASK, score: 0.5 }]) } },
+    ctx: { config: { agents: {} }, sessionKey: "agent:main:main", workspaceDir: "/ws/main" },
+  });
+  const details = parsed(await tools.memory_search.execute("call-7", {
+    query: "auth migration", maxResults: 4, minScore: 0.2,
+  }));
+  assert.deepEqual(calls, [{ toolCallId: "call-7", params: { query: "auth migration", maxResults: 4, minScore: 0.2 } }]);
+  assert.deepEqual(api.builtinCalls.find((c) => c.factory === "search").options,
+    { config: { agents: {} }, agentSessionKey: "agent:main:main" });
+  // log entries and memory snippets alternate; zettelclaw's own MEMORY.md chunk overlaps the
+  // builtin's (lines 1-4 vs 2-3) and gives way to it
+  assert.deepEqual(details.results.map((r) => r.id ?? `${r.path}:${r.startLine}`),
+    [DECISION.id, "MEMORY.md:2", TASK.id, "memory/people.md:1"]);
+});
+
+test("2026.2: a disabled builtin (no embedding provider) leaves zettelclaw's results", async () => {
+  const disabled = {
+    async execute() {
+      const details = { results: [], disabled: true, error: "no embedding provider" };
+      return { content: [{ type: "text", text: "{}" }], details };
+    },
+  };
+  const { tools } = setup({
+    version: "2026.2", builtins: { search: disabled },
+    behavior: { search: { stdout: jsonLines([{ ...DECISION, score: 0.7 }, CHUNK]) } },
+  });
+  const details = parsed(await tools.memory_search.execute("c", { query: "auth" }));
+  assert.deepEqual(details.results.map((r) => r.id ?? r.path), [DECISION.id, "MEMORY.md"]);
+});
+
+test("2026.2: structured filters go to the log only (MEMORY.md has no types)", async () => {
+  const calls = [];
+  const { tools } = setup({
+    version: "2026.2", builtins: { search: builtinSearch([], calls) },
+    behavior: { search: { stdout: jsonLines([TASK]) } },
+  });
+  parsed(await tools.memory_search.execute("c", { query: "backfill", status: "open" }));
+  assert.deepEqual(calls, []);
+});
+
+test("2026.2: createMemorySearchTool returning null (memory search off) is fine", async () => {
+  const { tools } = setup({ version: "2026.2", behavior: { search: { stdout: jsonLines([DECISION]) } } });
+  const details = parsed(await tools.memory_search.execute("c", { query: "webhook" }));
+  assert.equal(details.count, 1);
+});
+
+test("memory_get maps path, from and lines onto `zettelclaw get --json`", async () => {
+  const file = { path: "MEMORY.md", from: 2, lines: 3, totalLines: 40, text: "a\nb\nc" };
+  const { fake, tools } = setup({ behavior: { get: { stdout: `${JSON.stringify(file)}\n` } } });
+  const details = parsed(await tools.memory_get.execute("c", { path: "MEMORY.md", from: 2, lines: 3 }));
+  assert.deepEqual(details, file);
+  const [run] = fake.records("finished");
+  assert.deepEqual(run.argv, ["get", "--json", "--from", "2", "--lines", "3", "--", "MEMORY.md"]);
+  assert.equal(run.env.OPENCLAW_WORKSPACE_DIR, "/ws/main");
+});
+
+test("memory_get of an entry id returns the entry (with replacedBy when corrected)", async () => {
+  const entry = { ...DECISION, replacedBy: "Cx6tM_1pWn8Y" };
+  const { fake, tools } = setup({ behavior: { get: { stdout: jsonLines([entry]) } } });
+  const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id }));
+  assert.deepEqual(details, { entries: [entry] });
+  assert.deepEqual(fake.records("finished")[0].argv, ["get", "--json", "--", DECISION.id]);
+});
+
+test("memory_get of session:<id> returns the conversation", async () => {
+  const session = {
+    session: "abc12345", agent: "main", sessionKey: "agent:main:main",
+    segments: [{ index: 0, messages: [{ role: "user", text: "hi", timestamp: null }] }],
+  };
+  const { tools } = setup({ behavior: { get: { stdout: `${JSON.stringify(session)}\n` } } });
+  assert.deepEqual(parsed(await tools.memory_get.execute("c", { path: "session:abc12345" })), session);
+});
+
+test("memory_get throws when zettelclaw cannot find it", async () => {
+  const { tools } = setup({ behavior: { get: { code: 1, stderr: "Error: no entry with id zzzzzzzzzzzz\n" } } });
+  await assert.rejects(tools.memory_get.execute("c", { path: "zzzzzzzzzzzz" }),
+    /zettelclaw get failed: no entry with id zzzzzzzzzzzz/);
+  await assert.rejects(tools.memory_get.execute("c", { path: "  " }), /needs a path/);
+});
+
+test("2026.2: a file zettelclaw does not know is read by OpenClaw's builtin memory_get", async () => {
+  const calls = [];
+  const builtinGet = {
+    async execute(toolCallId, params) {
+      calls.push(params);
+      const details = { path: params.path, text: "extra notes" };
+      return { content: [{ type: "text", text: JSON.stringify(details) }], details };
+    },
+  };
+  const { tools } = setup({
+    version: "2026.2", builtins: { get: builtinGet },
+    behavior: { get: { code: 1, stderr: "Error: notes/extra.md is not a memory file\n" } },
+  });
+  const result = await tools.memory_get.execute("c", { path: "notes/extra.md", lines: 5 });
+  assert.deepEqual(result.details, { path: "notes/extra.md", text: "extra notes" });
+  assert.deepEqual(calls, [{ path: "notes/extra.md", lines: 5 }]);
+  await assert.rejects(tools.memory_get.execute("c", { path: "session:nope" }), /zettelclaw get failed/);
+});
