@@ -97,3 +97,11 @@ def test_grep_finds_every_line_with_its_offset_across_block_edges(tmp_path, monk
     want = [(offsets[i], line.encode()) for i, line in enumerate(lines) if '"hit"' in line]
     assert list(Log(path).grep(b'"hit"')) == want
     assert list(Log(tmp_path / "missing.jsonl").grep(b"x")) == []
+
+
+def test_new_ids_never_start_like_an_option():
+    from zettelclaw.entries import ID_RE, new_id
+
+    ids = [new_id() for _ in range(3000)]
+    assert all(ID_RE.match(i) and "-" not in i for i in ids)
+    assert len(set(ids)) == len(ids)

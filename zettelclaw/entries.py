@@ -19,7 +19,9 @@ TYPES = ("task", "fact", "decision", "question", "handoff")
 TASK_STATUSES = ("open", "done")
 FIELD_ORDER = ("id", "timestamp", "type", "content", "detail", "status", "subject", "replaces",
                "session")
-ID_ALPHABET = "_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# nanoid's URL-safe alphabet without "-": an id that starts with "-" reads as an option to
+# `zettelclaw get`, `rg` and `grep` (ids from other writers may still hold one; ID_RE takes it)
+ID_ALPHABET = "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ID_LENGTH = 12
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{12}$")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
