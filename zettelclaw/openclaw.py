@@ -30,13 +30,19 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
+from .briefing import (  # MEMORY.md's markers live with the briefing
+    BEGIN_MARKER,
+    END_MARKER,
+    add_markers,
+    generated_block,
+    markers_state,
+    remove_markers,
+)
 from .errors import UsageError, ZettelclawError
 from .fsutil import FILE_MODE, atomic_write, ensure_private_dir
 
 PLUGIN_ID = "zettelclaw"
 BRIEFING_JOB = "zettelclaw-briefing"
-BEGIN_MARKER = "<!-- BEGIN GENERATED BRIEFING -->"
-END_MARKER = "<!-- END GENERATED BRIEFING -->"
 UNDO_FILE = "openclaw-init.json"
 DEFAULT_SCHEDULE = "0 3 * * *"
 # OpenClaw's bootstrap limits when the config sets none (per file / all files, characters)
@@ -651,62 +657,6 @@ def _remove_skill(dest: Path) -> None:
         dest.parent.rmdir()
     except OSError:
         pass
-
-
-# --------------------------------------------------------------------------- MEMORY.md markers
-
-
-def markers_state(memory: Path) -> str:
-    """``ok`` (one BEGIN before one END), ``missing`` (neither) or ``broken``."""
-    try:
-        text = memory.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return "missing"
-    begins, ends = text.count(BEGIN_MARKER), text.count(END_MARKER)
-    if begins == 0 and ends == 0:
-        return "missing"
-    if begins == 1 and ends == 1 and text.index(BEGIN_MARKER) < text.index(END_MARKER):
-        return "ok"
-    return "broken"
-
-
-def add_markers(memory: Path) -> None:
-    """Append the two markers when absent; every existing byte stays as it is."""
-    state = markers_state(memory)
-    if state == "ok":
-        return
-    if state == "broken":
-        raise ZettelclawError(
-            f"{memory} has unmatched briefing markers; keep one '{BEGIN_MARKER}' line "
-            f"followed by one '{END_MARKER}' line and run `zettelclaw init` again")
-    data = memory.read_bytes() if memory.exists() else b""
-    prefix = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
-    block = f"{BEGIN_MARKER}\n{END_MARKER}\n".encode()
-    memory.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(memory, data + prefix + block, mode=None if data else 0o644)
-
-
-def remove_markers(memory: Path) -> None:
-    """Remove the markers and the generated block between them; the rest stays byte for byte."""
-    if markers_state(memory) != "ok":
-        return
-    text = memory.read_bytes()
-    start = text.index(BEGIN_MARKER.encode())
-    end = text.index(END_MARKER.encode()) + len(END_MARKER)
-    if text[end:end + 1] == b"\n":
-        end += 1
-    head = text[:start]
-    if head.endswith(b"\n\n") and not text[end:]:
-        head = head[:-1]  # the blank line add_markers put before the block
-    atomic_write(memory, head + text[end:])
-
-
-def generated_block(text: str) -> str | None:
-    if BEGIN_MARKER not in text or END_MARKER not in text:
-        return None
-    start = text.index(BEGIN_MARKER) + len(BEGIN_MARKER)
-    end = text.index(END_MARKER)
-    return text[start:end].strip("\n") if start <= end else None
 
 
 # --------------------------------------------------------------------------- doctor

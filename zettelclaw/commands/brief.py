@@ -1,5 +1,116 @@
-"""Placeholder until this command lands."""
+"""``zettelclaw brief``: rewrite the generated briefing in MEMORY.md (design §5)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
 
 
-def register(app) -> None:
-    pass
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def brief(
+        active_window: Annotated[Optional[int], typer.Option(
+            "--active-window", min=1, metavar="DAYS",
+            help="Active: subjects with entries in the last DAYS days (default: "
+                 "briefing.activeWindow in the plugin config, else 14).",
+            show_default=False)] = None,
+        decision_window: Annotated[Optional[int], typer.Option(
+            "--decision-window", min=1, metavar="DAYS",
+            help="Recent Decisions: decisions of the last DAYS days (default: "
+                 "briefing.decisionWindow, else 7).", show_default=False)] = None,
+        stale_threshold: Annotated[Optional[int], typer.Option(
+            "--stale-threshold", min=1, metavar="DAYS",
+            help="Stale: subjects back in the last 7 days after more than DAYS days of "
+                 "silence (default: briefing.staleThreshold, else 30).",
+            show_default=False)] = None,
+        max_lines: Annotated[Optional[int], typer.Option(
+            "--max-lines", min=1, metavar="N",
+            help="At most N lines between the markers (default: briefing.maxLines, else 80).",
+            show_default=False)] = None,
+        model: Annotated[Optional[str], typer.Option(
+            "--model", help="Model that judges contradiction candidates (default: "
+                            "briefing.model, else extraction.model).", show_default=False)] = None,
+        no_llm: Annotated[bool, typer.Option(
+            "--no-llm", help="No model call: no new contradiction flags, every other section "
+                             "as usual.")] = False,
+        dry_run: Annotated[bool, typer.Option(
+            "--dry-run", help="Print the change to MEMORY.md as a unified diff; write "
+                              "nothing.")] = False,
+        print_: Annotated[bool, typer.Option(
+            "--print", help="Print the generated block only; write nothing.")] = False,
+        now: Annotated[Optional[str], typer.Option(
+            "--now", metavar="TIME",
+            help="Brief as of TIME (2026-02-27, an ISO time): entries written after it are "
+                 "left out.", show_default=False)] = None,
+    ) -> None:
+        """Rewrite MEMORY.md's generated block from the log; the rest of the file stays as is.
+
+        Sections: Active, Recent Decisions, Pending, Open Questions, Stale, Contradictions.
+
+        Only new contradiction flags need the model (without ANTHROPIC_API_KEY: a note).
+        """
+        from .. import briefing
+        from ..errors import UsageError
+
+        if dry_run and print_:
+            raise UsageError("--dry-run and --print do not go together")
+        options = briefing.Options.resolve(
+            active_window=active_window, decision_window=decision_window,
+            stale_threshold=stale_threshold, max_lines=max_lines, model=model,
+            use_model=not no_llm, now=_moment(now))
+        result = briefing.build(options)
+        for note in result.notes:
+            typer.echo(f"note: {note}", err=True)
+        for warning in result.warnings:
+            typer.echo(f"warning: {warning}", err=True)
+        if print_:
+            if result.block:
+                typer.echo(result.block)
+            return
+        if dry_run:
+            diff = _diff(result)
+            if diff:
+                typer.echo(diff, nl=False)
+            else:
+                typer.echo(f"No change to {result.memory}.", err=True)
+            return
+        changed = briefing.write(result)
+        typer.echo(_summary(result, changed), err=True)
+
+
+def _moment(text: str | None):
+    if text is None:
+        return None
+    from ..query import parse_when
+
+    return parse_when(text, end_of_day=False)
+
+
+def _diff(result) -> str:
+    import difflib
+
+    def lines(data: bytes) -> list[str]:
+        return data.decode("utf-8", "replace").splitlines(keepends=True)
+
+    name = str(result.memory)
+    out = []
+    for line in difflib.unified_diff(lines(result.before), lines(result.after),
+                                     fromfile=name, tofile=name):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _summary(result, changed: bool) -> str:
+    from ..briefing import SECTIONS
+
+    shown = result.rendered.shown
+    parts = [f"{shown[key]} {noun}" for key, _, noun in SECTIONS if shown.get(key)]
+    what = ", ".join(parts) if parts else "nothing to brief"
+    head = f"Briefing written to {result.memory}" if changed else \
+        f"Briefing unchanged in {result.memory}"
+    tail = ""
+    dropped = sum(result.rendered.dropped.values())
+    if dropped:
+        tail = f"; {dropped} more left out to stay within {result.rendered.max_lines} lines"
+    return f"{head}: {result.rendered.lines} lines ({what}){tail}."
