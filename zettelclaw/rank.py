@@ -20,8 +20,12 @@ query computes its statistics from the log in one streaming pass:
    scored exactly with BM25F over content, detail and subject. Memory use is bounded by the
    number of candidate lines, never by the log.
 4. **Re-rank** the top M with cheap signals that plain BM25 misses: query terms adjacent in an
-   entry as in the question (bigram proximity) and entries whose subject is named in the
-   question.
+   entry as in the question (bigram proximity); entries whose subject the question names
+   (``caroline``, ``queue-retries``: every stem of the slug among the query's); entries written
+   in the month or year the question names (``in June``, ``May 2023``, against the entry's
+   timestamp); and, last, each entry's session context: a share of the best score in its
+   session, as passage retrieval adds the document's score to a passage's (the entries of one
+   conversation explain each other).
 
 MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines and scored against the same
 collection statistics (log lines plus chunks), so their scores share one scale with entries.
@@ -58,6 +62,9 @@ NORMS = {"content": 0.75, "detail": 0.75, "subject": 0.0}
 DEFAULT_LIMIT = 20
 RERANK_DEPTH = 100           # how many BM25 candidates the second stage looks at
 PROXIMITY_WEIGHT = 0.25      # share of the two terms' idf earned when they are adjacent
+SUBJECT_BOOST = 0.5          # an entry about the subject the question names: score * (1 + this)
+WHEN_BOOST = 0.3             # an entry written in the month/year the question names: + this * best
+SESSION_WEIGHT = 0.4         # an entry's session context: + this * the best score in its session
 MEMORY_CHUNK_MIN, MEMORY_CHUNK_MAX = 10, 20
 BLOCK = 8 << 20
 SAMPLE_LINES_PER_BLOCK = 128
@@ -382,6 +389,51 @@ def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tu
     return bonus, sorted(f"{a} {b}" for a, b in found)
 
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
+_MONTH_RE = re.compile(
+    r"\b(?:(in|of|since|during|early|mid|late|last|next|this)\s+)?"
+    r"(january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?(\s*,?\s*(?:\d{1,4}))?",
+    re.IGNORECASE)
+_YEAR_RE = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
+
+
+def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
+    """The calendar months and years a question names: ``in June`` -> ({6}, {}),
+    ``May 2023`` -> ({5}, {2023}). ``may``/``march`` (verbs too) and 3-letter abbreviations
+    count only with a number or after ``in``, ``since``, ``during``, ``early``, ``mid``,
+    ``late``."""
+    months, years = set(), set()
+    for m in _MONTH_RE.finditer(text or ""):
+        lead, name, number = m.group(1), m.group(2), m.group(3)
+        word = name.lower()
+        ambiguous = word in ("may", "march") or len(word) <= 4 and word not in ("june", "july")
+        firm = number or lead and lead.lower() in ("in", "since", "during", "early", "mid", "late")
+        if ambiguous and not firm:
+            continue
+        months.add(_MONTH_ABBR[word[:4] if word == "sept" else word[:3]])
+    years.update(int(y) for y in _YEAR_RE.findall(text or ""))
+    return frozenset(months), frozenset(years)
+
+
+def _written_in(entry: dict, months: frozenset[int], years: frozenset[int]) -> bool:
+    stamp = entry.get("timestamp")
+    if not isinstance(stamp, str) or len(stamp) < 7 or not stamp[:4].isdigit():
+        return False
+    try:
+        year, month = int(stamp[:4]), int(stamp[5:7])
+    except ValueError:
+        return False
+    return (not months or month in months) and (not years or year in years)
+
+
+def subject_terms(slug: str) -> tuple[str, ...]:
+    """The stems of a subject slug (``queue-retries`` -> ``('queue', 'retri')``)."""
+    return tuple(terms(slug.replace("-", " ").replace("_", " ")))
+
+
 # -- memory files -----------------------------------------------------------------------------
 
 @dataclass
@@ -558,21 +610,54 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False)
                         "endLine": chunk.end, "snippet": snippet(chunk.text)}
                 push(score, item, why)
 
-    results = []
+    # second stage over the pool: proximity, the subject the question names, the month or
+    # year it names, then each entry's session context (passage retrieval's document score)
+    wanted = set(query_terms)
+    months, years = when_named(query.text)
+    pool = []
     for score, _, item, why in top:
-        bonus = 0.0
         boosts = {}
-        text = item.get("snippet") if item.get("source") == "memory" else (
+        memory = item.get("source") == "memory"
+        text = item.get("snippet") if memory else (
             f"{item.get('content', '')}\n{item.get('detail') or ''}")
+        total = score
         near, pairs = proximity(words(text), query_terms, stats)
         if near:
-            bonus += near
+            total += near
             boosts["proximity"] = {"pairs": pairs, "score": round(near, 4)}
-        total = score + bonus
+        subject = item.get("subject")
+        if not memory and isinstance(subject, str) and subject:
+            named = subject_terms(subject)
+            if named and wanted.issuperset(named):
+                gain = total * SUBJECT_BOOST
+                total += gain
+                boosts["subject"] = {"subject": subject, "score": round(gain, 4)}
+        pool.append([total, item, why, boosts, score])
+    if (months or years) and pool:
+        best = max(p[0] for p in pool)
+        for p in pool:
+            if p[0] > 0 and p[1].get("source") != "memory" and _written_in(p[1], months, years):
+                gain = WHEN_BOOST * best
+                p[0] += gain
+                p[3]["when"] = {"months": sorted(months), "years": sorted(years),
+                                "score": round(gain, 4)}
+    context: dict[str, float] = {}
+    for total, item, *_ in pool:
+        sid = item.get("session")
+        if isinstance(sid, str) and sid:
+            context[sid] = max(context.get(sid, 0.0), total)
+    results = []
+    for total, item, why, boosts, bm25 in pool:
+        sid = item.get("session")
+        if isinstance(sid, str) and sid and SESSION_WEIGHT:
+            gain = SESSION_WEIGHT * context[sid]
+            total += gain
+            boosts["session"] = {"session": sid, "score": round(gain, 4)}
         item = dict(item)
         item["score"] = round(total, 4)
         if explain:
-            item["explain"] = {"bm25": round(score, 4), "terms": why or {}, "boosts": boosts,
+            item["explain"] = {"bm25": round(bm25, 4),
+                               "terms": why or {}, "boosts": boosts,
                                "n": stats.n, "engine": scan.engine}
         results.append((total, item))
     results.sort(key=lambda pair: -pair[0])
