@@ -5,7 +5,8 @@
 2. runs ``zettelclaw sweep``: live against Anthropic when ANTHROPIC_API_KEY is set, otherwise
    against ``tests/fake_anthropic.py`` replaying the model output recorded for exactly these
    conversations (``examples/recorded/<sessionId>.<segment>.jsonl``), and says which;
-3. shows ``search``, ``handoff``, ``get --history`` (a correction) and ``stats``.
+3. shows ``search``, ``handoff``, ``get --history`` (a correction), the nightly ``brief`` into
+   the example workspace's MEMORY.md, and ``stats``.
 """
 
 from __future__ import annotations
@@ -114,7 +115,14 @@ def main() -> int:
             say("4. A correction: the second Acme conversation replaced the deadline")
             run("get", corrected[0]["id"], "--history")
 
-        say("5. Stats")
+        say("5. The nightly briefing: the generated half of MEMORY.md")
+        live = fake is None
+        run("brief", *([] if live else ["--no-llm"]))
+        if not live:
+            print("(replaying: --no-llm, the contradiction check needs the real model)")
+        print((state / "workspace" / "MEMORY.md").read_text(encoding="utf-8"))
+
+        say("6. Stats")
         run("stats")
         return status
     finally:
