@@ -9,6 +9,15 @@ function str(value) {
   return typeof value === "string" && value.trim() ? value.trim() : undefined;
 }
 
+/**
+ * The agent a session belongs to. Its key (`agent:<id>:...`) is authoritative: 2026.2's
+ * before_reset reports `agentId` as the key's first segment, which is always "agent".
+ */
+export function agentIdFor(ctx = {}, sessionKey) {
+  const match = /^agent:([^:]+):/.exec(str(sessionKey) || "");
+  return match ? match[1] : str(ctx.agentId);
+}
+
 /** The argv of `zettelclaw extract` for one session. */
 export function extractArgs({ sessionId, agentId, sessionKey, sessionFile, reason, inline }) {
   const args = ["extract"];
@@ -37,10 +46,11 @@ export function createHookHandlers(getSettings, { logger, handoff, now = Date.no
     const sessionId = str(event.sessionId) || str(ctx.sessionId);
     if (!sessionId) return;
     const reason = str(event.reason);
+    const sessionKey = str(event.sessionKey) || str(ctx.sessionKey);
     spawnDetached(getSettings(), extractArgs({
       sessionId,
-      agentId: ctx.agentId,
-      sessionKey: event.sessionKey ?? ctx.sessionKey,
+      agentId: agentIdFor(ctx, sessionKey),
+      sessionKey,
       sessionFile: event.sessionFile,
       reason: reason ? `session_end:${reason}` : "session_end",
     }), { logger, label: `extract ${sessionId} (session_end)` });
@@ -51,7 +61,7 @@ export function createHookHandlers(getSettings, { logger, handoff, now = Date.no
     const messages = Array.isArray(event.messages) ? event.messages : null;
     const reason = str(event.reason);
     const common = {
-      agentId: ctx.agentId,
+      agentId: agentIdFor(ctx, ctx.sessionKey),
       sessionKey: ctx.sessionKey,
       reason: reason ? `before_reset:${reason}` : "before_reset",
     };

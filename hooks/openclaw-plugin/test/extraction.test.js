@@ -89,6 +89,15 @@ test("before_reset hands the messages over stdin as a JSON array, never in argv"
   assert.deepEqual(JSON.parse(done.stdin), messages);
 });
 
+test("2026.2's before_reset calls every agent \"agent\": the session key names the real one", async () => {
+  const { fake, api } = setup({ version: "2026.2" });
+  api.hooks.before_reset({ messages: conversation(1), reason: "new" },
+    { agentId: "agent", sessionKey: "agent:work:main", sessionId: "s-3b", workspaceDir: "/w" });
+  const [done] = await fake.waitForRecords(1);
+  assert.deepEqual(done.argv.slice(0, 7), [
+    "extract", "--session-id", "s-3b", "--agent", "work", "--session-key", "agent:work:main"]);
+});
+
 test("before_reset accepts whole transcript events as messages", async () => {
   const { fake, api } = setup();
   const events = [

@@ -43,6 +43,8 @@ function check(schema, value, where = "config") {
 test("package.json is an ESM package whose OpenClaw extension is index.js", () => {
   const pkg = read("package.json");
   assert.equal(pkg.type, "module");
+  // OpenClaw 2026.2 derives the plugin id of `plugins install --link` from the package name
+  assert.equal(pkg.name, read("openclaw.plugin.json").id);
   assert.deepEqual(pkg.openclaw.extensions, ["./index.js"]);
   assert.equal(pkg.dependencies, undefined, "no npm dependencies");
   assert.ok(fs.existsSync(path.join(root, "index.js")));
