@@ -132,16 +132,23 @@ class Registry:
             entry["subject"] = new
             return orjson.dumps(entry) + (b"\n" if line.endswith(b"\n") else b"")
 
+        def is_old(line: bytes) -> bool:
+            return transform(line) is not line
+
+        log = Log(paths.log_path())
         with dir_lock(paths.log_dir()):
             data = _load_raw()
-            changed = Log(paths.log_path()).rewrite(transform, locked=True)
-            if old not in data and not changed:
+            if old not in data and not any(is_old(line) for _, line in log.grep(needle)):
                 raise NotFoundError(f"no subject {old!r} in the registry or the log")
-            record = data.pop(old, None)
+            # registry first, log second, old slug last: a crash anywhere leaves a registry
+            # that names every slug the log uses, and running the rename again finishes it
             if new not in data:
                 data[new] = {"display": display_name(new),
-                             "type": (record or {}).get("type", DEFAULT_TYPE)}
-            _save_raw(data)
+                             "type": data.get(old, {}).get("type", DEFAULT_TYPE)}
+                _save_raw(data)
+            changed = log.rewrite(transform, locked=True)
+            if data.pop(old, None) is not None:
+                _save_raw(data)
         self.data = data
         return changed
 
