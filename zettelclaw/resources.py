@@ -15,9 +15,14 @@ _ROOT = Path(__file__).resolve().parent.parent
 def _locate(package: str, checkout: Path) -> Path:
     if checkout.is_dir():
         return checkout
-    from importlib.resources import files
+    # A wheel puts the package beside this file. It has no __init__.py (a namespace package),
+    # so importlib.resources.files() would hand back a MultiplexedPath whose str() is no path.
+    installed = Path(__file__).resolve().parent / package.rpartition(".")[2]
+    if installed.is_dir():
+        return installed
+    import importlib
 
-    return Path(str(files(package)))
+    return Path(next(iter(importlib.import_module(package).__path__)))
 
 
 def prompts_dir() -> Path:
