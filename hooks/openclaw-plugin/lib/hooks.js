@@ -2,6 +2,7 @@
 // the handler returns at once; only before_prompt_build waits, and never long.
 
 import { spawnDetached } from "./run.js";
+import { inScope, skipPrefixes } from "./scope.js";
 
 const SWEEP_DEBOUNCE_MS = 60_000;
 
@@ -85,6 +86,7 @@ export function createHookHandlers(getSettings, { logger, handoff, now = Date.no
   }
 
   async function beforePromptBuild(event = {}, ctx = {}) {
+    if (!inScope(ctx.sessionKey, skipPrefixes(getSettings().config))) return undefined;
     try {
       const prependContext = await handoff(str(ctx.sessionId) || str(ctx.sessionKey) || "");
       return prependContext ? { prependContext } : undefined;

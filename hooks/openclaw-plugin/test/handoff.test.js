@@ -112,6 +112,38 @@ test("a missing executable gives nothing and never throws", async () => {
     undefined);
 });
 
+test("no handoff in cron, subagent, hook, group or channel sessions", async () => {
+  const { fake, api } = setup();
+  const keys = [
+    "cron:nightly", "agent:main:cron:abc", "agent:main:subagent:x1", "hook:1b2c",
+    "agent:main:telegram:group:-100123", "agent:main:discord:channel:42",
+  ];
+  for (const sessionKey of keys) {
+    const result = await api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
+      { agentId: "main", sessionKey, sessionId: `id-${sessionKey}` });
+    assert.equal(result, undefined, sessionKey);
+  }
+  assert.deepEqual(fake.records(), [], "not even asked");
+  for (const sessionKey of ["agent:main:main", "agent:main:telegram:direct:555", undefined]) {
+    const result = await api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
+      { agentId: "main", sessionKey, sessionId: `id-${sessionKey}` });
+    assert.ok(result?.prependContext.includes(HANDOFF), String(sessionKey));
+  }
+});
+
+test("extraction.skipSessionTypes in the plugin config widens what is skipped", async () => {
+  const fake = fakeZettelclaw().behave({ handoff: { stdout: HANDOFF } });
+  fakes.push(fake);
+  const api = fakeApi({ pluginConfig: {
+    command: fake.exe, logDir: fake.logDir, extraction: { skipSessionTypes: ["cron:", "agent:ops:"] },
+  } });
+  createPlugin().register(api);
+  const build = (sessionKey) => api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
+    { sessionKey, sessionId: sessionKey });
+  assert.equal(await build("agent:ops:main"), undefined);
+  assert.ok((await build("agent:main:main")).prependContext);
+});
+
 test("same behaviour on 2026.2's context (no trace fields, no sessionKey)", async () => {
   const { api } = setup({ version: "2026.2" });
   const result = await api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
