@@ -100,6 +100,9 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
 
     validate = home.openclaw("config", "validate", "--json")
     assert home.json_of(validate)["valid"] is True
+    # OpenClaw loads the skill init installed, and shows it to the model
+    skill = home.openclaw("skills", "info", "zettelclaw").stdout
+    assert "Ready" in skill and "Visible to model: yes" in skill
 
     # the plugin as OpenClaw loads it: four hooks, two tools, no errors
     inspect = home.json_of(home.openclaw("plugins", "inspect", "zettelclaw", "--runtime",
