@@ -396,3 +396,90 @@ def test_files_stay_private_after_extract_and_rename(fake_anthropic, session, lo
     for path in log_dir.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
 
+
+
+# ---------------------------------------------------------------------------------------------
+# the nightly briefing: MEMORY.md outside the markers is the human's
+
+
+BEGIN = "<!-- BEGIN GENERATED BRIEFING -->"
+END = "<!-- END GENERATED BRIEFING -->"
+memory_piece = st.one_of(st.text(max_size=40), st.sampled_from(
+    [BEGIN, END, "\r\n", "\n", "## Goals\n", "- ship it\r\n", "<!-- note -->", "é✓\u2028"]))
+
+
+@FUZZ
+@given(st.lists(memory_piece, max_size=10).map("".join),
+       st.lists(st.text(max_size=30), max_size=5).map("\n".join))
+def test_the_marker_parser_keeps_every_byte_outside_the_block(text, block):
+    from zettelclaw.briefing import MarkerError, splice
+
+    data = text.encode("utf-8")
+    try:
+        out = splice(data, block)
+    except MarkerError as exc:
+        assert str(exc) and "\n" not in str(exc)
+        assert data.count(BEGIN.encode()) + data.count(END.encode()) > 0
+        return
+    b, e = BEGIN.encode(), END.encode()
+    assert out.count(b) == 1 and out.count(e) == 1
+    if b in data:
+        head, tail = data[:data.index(b)], data[data.index(e):]
+        assert out.startswith(head + b) and out.endswith(tail)
+    else:
+        assert out.startswith(data)
+    assert splice(out, block) == out  # the same block again changes nothing
+
+
+def briefing_log(log_dir: Path, n_entries: int = 4000) -> None:
+    now = datetime.now(timezone.utc)
+    entries = []
+    for i in range(n_entries):
+        when = (now.timestamp() - (n_entries - i) * 300)
+        kind = ("fact", "decision", "task", "question", "handoff")[i % 5]
+        entry = {"id": f"brief{i:07d}", "timestamp": datetime.fromtimestamp(
+            when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "type": kind,
+            "content": f"entry {i} about subject {i % 40}", "subject": f"subject-{i % 40}",
+            "session": f"s{i // 10}"}
+        if kind == "task":
+            entry["status"] = "open"
+        entries.append(entry)
+    write_log(log_dir, entries)
+
+
+@pytest.mark.parametrize("trial", range(n(4, 50)))
+def test_sigkill_during_brief_leaves_memory_md_whole(trial, zc_env, log_dir):
+    briefing_log(log_dir)
+    memory = zc_env["workspace"] / "MEMORY.md"
+    human = ("# Goals\r\n- Ship the auth migration ✓\r\n\r\n" + BEGIN + "\r\nold block\r\n"
+             + END + "\r\n\r\n## Preferences\r\n- Never auto-commit")  # CRLF, no final newline
+    memory.write_bytes(human.encode())
+    rng = random.Random(trial)
+    proc = subprocess.Popen([str(EXE), "brief", "--no-llm"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    time.sleep(rng.uniform(0.0, 0.6))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    after = memory.read_bytes().decode()
+    head, tail = human.split(BEGIN)[0], human.split(END)[1]
+    assert after.startswith(head + BEGIN) and after.endswith(END + tail)
+    assert after.count(BEGIN) == 1 and after.count(END) == 1
+    # the block is either the old one or a whole new one, never half of one
+    block = after.split(BEGIN)[1].split(END)[0]
+    assert block == "\r\nold block\r\n" or "## Active" in block
+    assert sorted(p.name for p in zc_env["workspace"].iterdir()) == ["MEMORY.md"]
+    assert run_zettelclaw("brief", "--no-llm").returncode == 0
+    again = memory.read_bytes().decode()
+    assert again.startswith(head + BEGIN) and again.endswith(END + tail)
+
+
+def test_files_stay_private_after_init_and_brief(zc_env, log_dir):
+    os.umask(0o022)
+    init = run_zettelclaw("init")  # no openclaw on PATH: init edits the config file itself
+    assert init.returncode == 0, init.stderr
+    briefing_log(log_dir, 50)
+    os.chmod(log_dir / "log.jsonl", 0o600)
+    assert run_zettelclaw("brief", "--no-llm").returncode == 0
+    assert stat.S_IMODE(log_dir.stat().st_mode) == 0o700
+    for path in log_dir.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
