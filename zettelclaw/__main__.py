@@ -54,6 +54,11 @@ def _fast_handoff(argv: list[str]) -> bool:
 def main() -> None:
     if _fast_handoff(sys.argv[1:]):
         return
+    if sys.argv[1:2] == ["search"]:  # the agent's memory_search: ranked, JSON, no Typer
+        from .rank import cli_fast
+
+        if cli_fast(sys.argv[2:]):
+            return
     from .cli import app
 
     app(prog_name="zettelclaw")

@@ -68,7 +68,9 @@ SESSION_WEIGHT = 0.4         # an entry's session context: + this * the best sco
 MEMORY_CHUNK_MIN, MEMORY_CHUNK_MAX = 10, 20
 BLOCK = 8 << 20
 SAMPLE_LINES_PER_BLOCK = 128
-SMALL_LOG = 4 << 20          # below this every line is sampled
+SMALL_LOG = 4 << 20          # below this every line is sampled and counted
+SAMPLE_WINDOWS, SAMPLE_WINDOW = 16, 16 << 10  # above it: N and lengths from spread windows
+EXACT_LIMIT = 500            # at most this many candidates are read back and scored exactly
 
 # Snowball's English stop word list, plus contraction remnants.
 STOP_WORDS = frozenset("""
@@ -96,11 +98,31 @@ def stem(word: str) -> str:
     cached = _stems.get(word)
     if cached is None:
         if _stemmer is None:
-            from snowballstemmer.english_stemmer import EnglishStemmer
-
-            _stemmer = EnglishStemmer()
+            _stemmer = _english_stemmer()
         cached = _stems[word] = _stemmer.stemWord(word)
     return cached
+
+
+def _english_stemmer():
+    """Snowball's English stemmer without running ``snowballstemmer/__init__``, which imports
+    the stemmers of every language (a third of a small search's start-up)."""
+    import importlib.util
+
+    if "snowballstemmer" not in sys.modules:
+        spec = importlib.util.find_spec("snowballstemmer")
+        if spec is not None and spec.submodule_search_locations:
+            package = importlib.util.module_from_spec(spec)  # bare package: only its __path__
+            sys.modules["snowballstemmer"] = package
+            try:
+                from snowballstemmer.english_stemmer import EnglishStemmer
+            finally:
+                # a later ``import snowballstemmer`` runs the real package
+                if sys.modules.get("snowballstemmer") is package:
+                    del sys.modules["snowballstemmer"]
+            return EnglishStemmer()
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    return EnglishStemmer()
 
 
 def keep(word: str) -> bool:
@@ -138,7 +160,7 @@ def idf(n: int, df: int) -> float:
 
 # -- collection statistics --------------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False, eq=False)  # fewer generated methods: a faster import
 class Stats:
     """What BM25 needs to know about the whole collection."""
 
@@ -153,21 +175,36 @@ class Stats:
             self.idf[t] = idf(self.n, df) if df else 0.0
 
 
-@dataclass
-class Candidate:
-    key: int                 # line number (rg) or line start offset (Python scan)
-    offset: int              # a byte offset inside the line
-    tf: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
+@dataclass(repr=False, eq=False)  # fewer generated methods: a faster import
 class Scan:
     lines: int = 0
-    candidates: dict[int, Candidate] = field(default_factory=dict)
+    # term -> line key -> occurrences; a line's key is its number (rg) or start offset (Python)
+    tf: dict[str, dict] = field(default_factory=dict)
+    offsets: dict = field(default_factory=dict)  # line key -> a byte offset inside the line
     # replaced id -> byte offsets of the "replaces" that name it
     replacers: dict[str, list[int]] = field(default_factory=dict)
+    # the rg scan keeps its raw ``offset:"replaces":"id"`` lines and the set of replaced ids;
+    # the offsets of one id's replacers are looked up only for a line that is read back
+    replaces_raw: bytes | None = None
+    replaced: set[bytes] = field(default_factory=set)
+
+    def is_replaced(self, entry_id: str) -> bool:
+        if self.replaces_raw is None:
+            return entry_id in self.replacers
+        return entry_id.encode() in self.replaced
+
+    def replacer_offsets(self, entry_id: str) -> list[int]:
+        if self.replaces_raw is None:
+            return self.replacers.get(entry_id, [])
+        raw, needle, found = self.replaces_raw, b':"replaces":"' + entry_id.encode() + b'"\n', []
+        i = raw.find(needle)
+        while i != -1:
+            found.append(int(raw[raw.rfind(b"\n", 0, i) + 1:i]))
+            i = raw.find(needle, i + 1)
+        return found
     sample_lengths: dict[str, list[int]] = field(default_factory=lambda: {f: [] for f in FIELDS})
     engine: str = "python"
+    estimated: bool = False  # lines estimated from a sample (large log, ripgrep scan)
 
 
 def field_text(entry: dict, name: str) -> str:
@@ -188,6 +225,30 @@ def _sample(block: bytes, scan: Scan, every_line: bool) -> None:
         if is_entry(obj):
             for name in FIELDS:
                 lengths[name].append(len(words(field_text(obj, name))))
+
+
+def _estimate(path: Path, size: int, scan: Scan) -> None:
+    """N and the length sample of a large log from windows spread over the file (``pread``):
+    N = size * lines / bytes of the whole lines seen. Reads 256 KB however large the log."""
+    lines = seen = 0
+    with open(path, "rb") as fh:
+        fd = fh.fileno()
+        step = max(size // SAMPLE_WINDOWS, 1)
+        for i in range(SAMPLE_WINDOWS):
+            start = i * step
+            window = os.pread(fd, SAMPLE_WINDOW, start)
+            if not window:
+                break
+            first = 0 if start == 0 else window.find(b"\n") + 1
+            last = window.rfind(b"\n") + 1
+            if first <= 0 and start or last <= first:
+                continue
+            body = window[first:last]
+            lines += body.count(b"\n")
+            seen += len(body)
+            _sample(body, scan, True)
+    scan.lines = round(size * lines / seen) if seen else 0
+    scan.estimated = True
 
 
 def _blocks(path: Path):
@@ -219,16 +280,17 @@ def _count_lines(block: bytes) -> int:
 _WORD_TAIL = re.compile(rb"[\w\x80-\xff]*")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _REPLACES = b'"replaces":"'
+_RG_TERM = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
+_RG_REPLACED = re.compile(rb'^\d+:"replaces":"(.*)"$', re.MULTILINE)
 
 
 def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -> None:
     term = stem(word.lower())
     if term not in wanted:
         return
-    cand = scan.candidates.get(key)
-    if cand is None:
-        cand = scan.candidates[key] = Candidate(key, offset)
-    cand.tf[term] = cand.tf.get(term, 0) + 1
+    lines = scan.tf.setdefault(term, {})
+    lines[key] = lines.get(key, 0) + 1
+    scan.offsets.setdefault(key, offset)
 
 
 def scan_python(path: Path, query_terms: list[str]) -> Scan:
@@ -299,32 +361,52 @@ def scan_ripgrep(rg: str, path: Path, query_terms: list[str]) -> Scan | None:
             proc.kill()
         return None
 
-    def drain(name):
-        out[name] = procs[name].stdout.read()
+    def drain():
+        out["replaces"] = procs["replaces"].stdout.read()
 
-    readers = [threading.Thread(target=drain, args=(name,)) for name in procs]
-    for reader in readers:
-        reader.start()
-    # meanwhile: N (newlines) and the length sample, in this thread
-    small = os.path.getsize(path) <= SMALL_LOG
-    for _, block in _blocks(path):
-        scan.lines += _count_lines(block)
-        _sample(block, scan, small)
-    for reader in readers:
-        reader.join()
+    reader = threading.Thread(target=drain)
+    reader.start()
+    # meanwhile, in this thread: N and the length sample (exact for a small log, estimated
+    # from spread windows for a large one: no second full read of the file), then rg's matches
+    # parsed as they stream in, while rg goes on on the other core
+    size = os.path.getsize(path)
+    if size <= SMALL_LOG:
+        for _, block in _blocks(path):
+            scan.lines += _count_lines(block)
+            _sample(block, scan, True)
+    else:
+        _estimate(path, size, scan)
+    term_of: dict[bytes, str | None] = {}
+    tf: dict[str, dict[bytes, int]] = {}
+    offsets = scan.offsets  # keys and offsets stay bytes until a line is read back
+    fd = procs["terms"].stdout.fileno()
+    rest = b""
+    while True:
+        chunk = os.read(fd, 1 << 18)
+        data = rest + chunk
+        cut = data.rfind(b"\n") + 1 if chunk else len(data)
+        rest = data[cut:]
+        for lineno, offset, word in _RG_TERM.findall(data, 0, cut):
+            term = term_of.get(word, "")
+            if term == "":
+                term = stem(word.decode("utf-8", "replace").lower())
+                term = term_of[word] = term if term in wanted else None
+            if term is not None:
+                lines = tf.get(term)
+                if lines is None:
+                    lines = tf[term] = {}
+                lines[lineno] = lines.get(lineno, 0) + 1
+                offsets[lineno] = offset
+        if not chunk:
+            break
+    scan.tf = tf
+    reader.join()
     for proc in procs.values():
         proc.stdout.close()
         if proc.wait() not in (0, 1):  # 1: nothing matched
             return None
-    for line in out["terms"].splitlines():
-        lineno, _, rest = line.partition(b":")
-        offset, _, word = rest.partition(b":")
-        _add_match(scan, int(lineno), int(offset), word.decode("utf-8", "replace"), wanted)
-    skip = len(_REPLACES)
-    for line in out["replaces"].splitlines():
-        offset, _, match = line.partition(b":")
-        target = match[skip:-1].decode("utf-8", "replace")
-        scan.replacers.setdefault(target, []).append(int(offset))
+    scan.replaces_raw = out["replaces"]
+    scan.replaced = set(_RG_REPLACED.findall(scan.replaces_raw))
     return scan
 
 
@@ -339,15 +421,29 @@ def scan_log(path: Path, query_terms: list[str]) -> Scan:
 
 # -- scoring ----------------------------------------------------------------------------------
 
-def field_terms(entry: dict) -> dict[str, list[str]]:
-    return {name: terms(field_text(entry, name)) for name in FIELDS}
+def field_counts(entry: dict, wanted: set[str], prefixes: tuple[str, ...]
+                 ) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """Per field: the counts of the query stems it contains, and its length in words. Only
+    words that start with a query prefix are stemmed (the rest cannot have a query stem)."""
+    counts, lengths = {}, {}
+    for name in FIELDS:
+        tokens = _WORD.findall(field_text(entry, name).lower())
+        lengths[name] = len(tokens)
+        found: dict[str, int] = {}
+        for w in tokens:
+            if w.startswith(prefixes) and keep(w):
+                t = stem(w)
+                if t in wanted:
+                    found[t] = found.get(t, 0) + 1
+        counts[name] = found
+    return counts, lengths
 
 
-def bm25f(fields: dict[str, list[str]], lengths: dict[str, int], stats: Stats,
+def bm25f(counts: dict[str, dict[str, int]], lengths: dict[str, int], stats: Stats,
           query_terms: list[str], explain: dict | None = None) -> float:
-    """BM25F: per-field weighted, length-normalised term frequency, saturated once."""
+    """BM25F: per-field weighted, length-normalised term frequency, saturated once.
+    ``counts``: per field, term -> occurrences."""
     score = 0.0
-    counts = {name: _counter(tokens) for name, tokens in fields.items()}
     for t in query_terms:
         weight = stats.idf.get(t, 0.0)
         if not weight:
@@ -383,7 +479,8 @@ def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tu
     pairs = set(zip(query_terms, query_terms[1:], strict=False))
     if not pairs:
         return 0.0, []
-    stems = [stem(w) for w in text_words if keep(w)]
+    prefixes = tuple({prefix(t) for t in query_terms})
+    stems = [stem(w) if w.startswith(prefixes) else "" for w in text_words if keep(w)]
     found = {pair for pair in zip(stems, stems[1:], strict=False) if pair in pairs}
     bonus = sum(PROXIMITY_WEIGHT * (stats.idf.get(a, 0) + stats.idf.get(b, 0)) for a, b in found)
     return bonus, sorted(f"{a} {b}" for a, b in found)
@@ -436,7 +533,7 @@ def subject_terms(slug: str) -> tuple[str, ...]:
 
 # -- memory files -----------------------------------------------------------------------------
 
-@dataclass
+@dataclass(repr=False, eq=False)  # fewer generated methods: a faster import
 class Chunk:
     path: str
     start: int
@@ -507,7 +604,7 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
 
 def _replaced_by(mm, scan: Scan, entry_id: str, line_end: int) -> str | None:
     """The id of the latest valid entry after this line that replaces ``entry_id``."""
-    for offset in sorted(scan.replacers.get(entry_id, ()), reverse=True):
+    for offset in sorted(scan.replacer_offsets(entry_id), reverse=True):
         if offset <= line_end:
             break
         _, _, raw = _line_at(mm, offset)
@@ -547,9 +644,8 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False)
         scan = Scan()
 
     stats = Stats(n=scan.lines + len(chunks))
-    for cand in scan.candidates.values():
-        for t in cand.tf:
-            stats.df[t] = stats.df.get(t, 0) + 1
+    for t, lines in scan.tf.items():
+        stats.df[t] = len(lines)
     for chunk in chunks:
         for t in set(chunk.tokens) & set(query_terms):
             stats.df[t] = stats.df.get(t, 0) + 1
@@ -570,31 +666,51 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False)
         elif score > top[0][0]:
             heapq.heapreplace(top, entry)
 
-    if scan.candidates:
-        bound = {key: sum(stats.idf[t] for t in cand.tf) * (K1 + 1)
-                 for key, cand in scan.candidates.items()}
-        ordered = sorted(scan.candidates.values(), key=lambda c: (-bound[c.key], -c.offset))
+    if scan.offsets:
+        # best-first by BM25 with the term counts the scan saw (field and length unknown),
+        # then the most recent. (k1 + 1) * that is an upper bound of a line's exact score, so
+        # exact scoring stops once it cannot beat the pool, or after EXACT_LIMIT lines (on a
+        # large log, the shortlist)
+        sat = K1 + 1
+        approx: dict = dict.fromkeys(scan.offsets, 0.0)
+        for t, lines in scan.tf.items():
+            weight = stats.idf.get(t, 0.0)
+            part = {n: weight * n * sat / (n + K1) for n in set(lines.values())}
+            for key, n in lines.items():
+                approx[key] += part[n]
+        # (with structured filters every candidate stays in line: most may not pass them)
+        shortlist = len(approx) if has_filters(query) else min(len(approx), EXACT_LIMIT * 4)
+        # (``approx`` is in file order: reversed, a stable sort puts the most recent first)
+        ordered = sorted(reversed(approx), key=approx.__getitem__, reverse=True)[:shortlist]
+        wanted = set(query_terms)
+        prefixes = tuple(sorted({prefix(t) for t in query_terms}))
+        needles = structural.needles()
+        scored = 0
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            for cand in ordered:
-                if len(top) >= depth and bound[cand.key] <= top[0][0]:
+            for key in ordered:
+                if len(top) >= depth and approx[key] * sat <= top[0][0]:
                     break
-                _, line_end, raw = _line_at(mm, cand.offset)
+                if scored >= EXACT_LIMIT:
+                    break
+                _, line_end, raw = _line_at(mm, int(scan.offsets[key]))
+                if needles and not all(needle in raw for needle in needles):
+                    continue
                 try:
                     entry = orjson.loads(raw)
                 except orjson.JSONDecodeError:
                     continue
                 if not is_entry(entry) or not structural.matches(entry):
                     continue
+                scored += 1
                 replacer = (_replaced_by(mm, scan, entry["id"], line_end)
-                            if entry["id"] in scan.replacers else None)
+                            if scan.is_replaced(entry["id"]) else None)
                 if replacer is not None:
                     if not query.include_replaced:
                         continue
                     entry["replacedBy"] = replacer
-                fields = field_terms(entry)
-                lengths = {name: len(words(field_text(entry, name))) for name in FIELDS}
+                counts, lengths = field_counts(entry, wanted, prefixes)
                 why = {} if explain else None
-                score = bm25f(fields, lengths, stats, query_terms, why)
+                score = bm25f(counts, lengths, stats, query_terms, why)
                 if score > 0:
                     push(score, entry, why)
 
@@ -603,7 +719,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False)
         chunk_stats = replace(stats, avg={"content": avg})
         for chunk in chunks:
             why = {} if explain else None
-            score = bm25f({"content": chunk.tokens}, {"content": len(chunk.tokens)},
+            score = bm25f({"content": _counter(chunk.tokens)}, {"content": len(chunk.tokens)},
                           chunk_stats, query_terms, why)
             if score > 0:
                 item = {"source": "memory", "path": chunk.path, "startLine": chunk.start,
@@ -662,3 +778,60 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False)
         results.append((total, item))
     results.sort(key=lambda pair: -pair[0])
     return [item for _, item in results[:limit]]
+
+
+# -- the agent's path -------------------------------------------------------------------------
+
+_FAST_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type",
+                "--subject": "subject", "-s": "subject", "--status": "status",
+                "--session": "session", "--since": "since", "--until": "until"}
+
+
+def cli_fast(argv: list[str]) -> bool:
+    """``zettelclaw search WORDS [filters] [--limit N] [--all] [--json]`` with JSON output,
+    answered without importing Typer, Rich or pydantic (they cost more than the ranking on a
+    large log; ``memory_search`` runs this for every recall). Returns False, having printed
+    nothing, for anything else (``--explain``, ``--help``, a table on a terminal, an error),
+    which the full CLI then handles: same output, same errors."""
+    opts: dict[str, str] = {}
+    text: list[str] = []
+    as_json = include_replaced = False
+    args = iter(argv)
+    for arg in args:
+        name, eq, inline = arg.partition("=")
+        if arg == "--json":
+            as_json = True
+        elif arg == "--all":
+            include_replaced = True
+        elif name in _FAST_VALUED and (eq or arg == name):
+            value = inline if eq else next(args, None)
+            if value is None or _FAST_VALUED[name] in opts:
+                return False
+            opts[_FAST_VALUED[name]] = value
+        elif arg.startswith("-"):
+            return False
+        else:
+            text.append(arg)
+    if not text or not (as_json or not sys.stdout.isatty()):
+        return False
+    from .errors import ZettelclawError
+    from .query import Query, parse_when
+    from .render import emit_json_lines
+
+    try:
+        limit = opts.get("limit")
+        query = Query(
+            text=" ".join(text), type=opts.get("type"), subject=opts.get("subject"),
+            status=opts.get("status"), session=opts.get("session"),
+            since=parse_when(opts["since"]) if opts.get("since") else None,
+            until=parse_when(opts["until"], end_of_day=True) if opts.get("until") else None,
+            include_replaced=include_replaced, limit=int(limit) if limit is not None else None)
+        results = rank(query)
+    except (ZettelclawError, ValueError):
+        return False
+    try:
+        emit_json_lines(results)
+    except BrokenPipeError:  # `zettelclaw search ... | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return True

