@@ -5,11 +5,14 @@ It keeps the parts of the real CLI's behaviour zettelclaw relies on, as measured
 and 2026.9.6: ``--version`` output, ``config set`` (2026.9: ``--batch-json``) with strict
 validation of the keys 2026.2 rejects, ``config unset``, ``plugins install --link`` (selects the
 memory slot like the real one; 2026.2 disables memory-core), ``plugins uninstall``, and
-``cron list/add/rm`` that fail unless a gateway is "running". Every call is appended to
-``$FAKE_OPENCLAW_LOG`` (JSON Lines of argv).
+``cron list/add/rm`` that fail unless a gateway is "running", and ``plugins inspect --runtime
+--json`` (2026.9; a hook behind the conversation-access gate is missing unless the config allows
+it) / ``plugins info --json`` (2026.2). Every call is appended to ``$FAKE_OPENCLAW_LOG`` (JSON
+Lines of argv).
 
 Environment: ``FAKE_OPENCLAW_VERSION`` (default 2026.9.6), ``FAKE_OPENCLAW_GATEWAY=1`` (a gateway
-is up), ``FAKE_OPENCLAW_LOG``; the config is ``$OPENCLAW_CONFIG_PATH`` or ``~/.openclaw/...``.
+is up), ``FAKE_OPENCLAW_LOG``, ``FAKE_OPENCLAW_PLUGIN_ERROR`` (the plugin fails to load with this
+message); the config is ``$OPENCLAW_CONFIG_PATH`` or ``~/.openclaw/...``.
 """
 
 from __future__ import annotations
@@ -98,6 +101,37 @@ def need_gateway() -> None:
         sys.exit(1)
 
 
+def plugin_report(config: dict, plugin_id: str) -> None:
+    plugins = config.get("plugins", {})
+    if plugin_id not in plugins.get("installs", {}):
+        print(json.dumps({"ok": False, "error": {"type": "cli_error",
+                                                 "message": f"Plugin not found: {plugin_id}"}}))
+        sys.exit(1)
+    error = os.environ.get("FAKE_OPENCLAW_PLUGIN_ERROR")
+    entry = plugins.get("entries", {}).get(plugin_id, {})
+    hooks = ["before_reset", "gateway_start", "session_end", "before_prompt_build"]
+    diagnostics = []
+    if error:
+        hooks = []
+        diagnostics.append({"level": "error", "pluginId": plugin_id, "message": error})
+    elif MODERN and entry.get("hooks", {}).get("allowConversationAccess") is not True:
+        hooks.remove("before_prompt_build")
+        diagnostics.append({"level": "warn", "pluginId": plugin_id, "message": (
+            'typed hook "before_prompt_build" blocked because non-bundled plugins must set '
+            f"plugins.entries.{plugin_id}.hooks.allowConversationAccess=true")})
+    status = "error" if error else "loaded"
+    tools = [] if error else ["memory_search", "memory_get"]
+    print("[plugins] plugins.allow is empty; discovered non-bundled plugins may auto-load")
+    if MODERN:
+        print(json.dumps({"plugin": {"id": plugin_id, "status": status, "toolNames": tools},
+                          "typedHooks": [{"name": h} for h in hooks],
+                          "tools": [{"names": tools, "optional": False}] if tools else [],
+                          "diagnostics": diagnostics}))
+    else:
+        print(json.dumps({"id": plugin_id, "status": status, "toolNames": tools,
+                          "hookCount": len(hooks), **({"error": error} if error else {})}))
+
+
 def main(argv: list[str]) -> None:
     log = os.environ.get("FAKE_OPENCLAW_LOG")
     if log:
@@ -157,6 +191,8 @@ def main(argv: list[str]) -> None:
                                             if "plugin" not in Path(p).name]
         plugins.setdefault("slots", {})["memory"] = "memory-core"
         save(config)
+    elif cmd == ["plugins", "inspect"] or cmd == ["plugins", "info"]:
+        plugin_report(config, argv[2])
     elif cmd == ["cron", "list"]:
         need_gateway()
         print(json.dumps({"jobs": jobs()}))

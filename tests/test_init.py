@@ -338,3 +338,53 @@ def test_doctor_reads_the_configured_bootstrap_limit(cli, openclaw, zc_env):
 
     size = next(c for c in report["checks"] if c["name"] == "MEMORY.md size")
     assert size["status"] == "fail" and "at most 100" in size["detail"]
+
+
+def _check(report: dict, name: str) -> dict:
+    return next(c for c in report["checks"] if c["name"] == name)
+
+
+@pytest.mark.parametrize("version", ["2026.9.6", "2026.2.22"])
+def test_doctor_loads_the_plugin_and_finds_its_hooks_and_tools(cli, openclaw, zc_env,
+                                                                monkeypatch, version):
+    monkeypatch.setenv("FAKE_OPENCLAW_VERSION", version)
+    assert cli("init").exit_code == 0
+
+    report = json.loads(cli("doctor", "--json").stdout)
+
+    assert _check(report, "plugin loads") == {
+        "name": "plugin loads", "status": "ok", "detail": "4 hooks and 2 tools registered"}
+    inspected = [c for c in openclaw.all() if c[:2] in (["plugins", "inspect"],
+                                                        ["plugins", "info"])]
+    assert inspected == ([["plugins", "inspect", "zettelclaw", "--runtime", "--json"]]
+                         if version.startswith("2026.9") else
+                         [["plugins", "info", "zettelclaw", "--json"]])
+
+
+def test_doctor_says_how_to_unblock_the_handoff_hook(cli, openclaw, zc_env):
+    assert cli("init").exit_code == 0
+    cfg_path = zc_env["state"] / "openclaw.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["plugins"]["entries"]["zettelclaw"]["hooks"]["allowConversationAccess"] = False
+    cfg_path.write_text(json.dumps(cfg))
+
+    result = cli("doctor", "--json")
+
+    assert result.exit_code == 1
+    check = _check(json.loads(result.stdout), "plugin loads")
+    assert check["status"] == "fail"
+    assert "missing before_prompt_build" in check["detail"]
+    assert "allowConversationAccess" in check["detail"]
+    assert check["fix"] == ("openclaw config set "
+                            "plugins.entries.zettelclaw.hooks.allowConversationAccess true")
+
+
+def test_doctor_reports_a_plugin_openclaw_cannot_load(cli, openclaw, zc_env, monkeypatch):
+    assert cli("init").exit_code == 0
+    monkeypatch.setenv("FAKE_OPENCLAW_PLUGIN_ERROR", "SyntaxError: Unexpected token in index.js")
+
+    result = cli("doctor")
+
+    assert result.exit_code == 1
+    assert "fail  plugin loads: status error; SyntaxError: Unexpected token" in result.stdout
+    assert "openclaw plugins inspect zettelclaw --runtime" in result.stdout
