@@ -38,7 +38,7 @@ function logStamp(logFile) {
 }
 
 /**
- * A function `(sessionId, {workspaceDir}) => Promise<string|undefined>` giving the framed
+ * A function `(sessionId) => Promise<string|undefined>` giving the framed
  * handoff. Results are cached per sessionId until the log file changes; concurrent calls for
  * one session share one run. `stats` counts runs (tests read it).
  */
