@@ -33,22 +33,20 @@ collection statistics (log lines plus chunks), so their scores share one scale w
 
 from __future__ import annotations
 
-import heapq
 import math
-import mmap
 import os
 import re
-import shutil
-import subprocess
 import sys
-import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-
-import orjson
 
 from .log import is_entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# heavier modules (orjson, subprocess, threading, mmap, heapq, pathlib, dataclasses) are
+# imported where they are used: `search` starts rg before it pays for them (see cli_fast)
 
 # -- parameters -------------------------------------------------------------------------------
 
@@ -160,33 +158,42 @@ def idf(n: int, df: int) -> float:
 
 # -- collection statistics --------------------------------------------------------------------
 
-@dataclass(repr=False, eq=False)  # fewer generated methods: a faster import
 class Stats:
     """What BM25 needs to know about the whole collection."""
 
-    n: int = 0
-    df: dict[str, int] = field(default_factory=dict)
-    avg: dict[str, float] = field(default_factory=dict)
-    idf: dict[str, float] = field(default_factory=dict)
+    def __init__(self, n: int = 0, df=None, avg=None, idf=None):
+        self.n = n
+        self.df: dict[str, int] = df if df is not None else {}
+        self.avg: dict[str, float] = avg if avg is not None else {}
+        self.idf: dict[str, float] = idf if idf is not None else {}
 
     def finish(self, query_terms: Iterable[str]) -> None:
         for t in query_terms:
             df = self.df.get(t, 0)
             self.idf[t] = idf(self.n, df) if df else 0.0
 
+    def with_avg(self, avg: dict[str, float]) -> Stats:
+        return Stats(self.n, self.df, avg, self.idf)
 
-@dataclass(repr=False, eq=False)  # fewer generated methods: a faster import
+
 class Scan:
-    lines: int = 0
-    # term -> line key -> occurrences; a line's key is its number (rg) or start offset (Python)
-    tf: dict[str, dict] = field(default_factory=dict)
-    offsets: dict = field(default_factory=dict)  # line key -> a byte offset inside the line
-    # replaced id -> byte offsets of the "replaces" that name it
-    replacers: dict[str, list[int]] = field(default_factory=dict)
-    # the rg scan keeps its raw ``offset:"replaces":"id"`` lines and the set of replaced ids;
-    # the offsets of one id's replacers are looked up only for a line that is read back
-    replaces_raw: bytes | None = None
-    replaced: set[bytes] = field(default_factory=set)
+    """What one pass over the log found (plain classes here: no dataclasses import, which
+    costs more than a small search)."""
+
+    def __init__(self, engine: str = "python"):
+        self.engine = engine
+        self.lines = 0
+        self.estimated = False  # lines estimated from a sample (large log, ripgrep scan)
+        # term -> line key -> occurrences; a line's key is its number (rg) or its start offset
+        self.tf: dict[str, dict] = {}
+        self.offsets: dict = {}  # line key -> a byte offset inside the line
+        # replaced id -> byte offsets of the "replaces" that name it (Python scan); the rg
+        # scan keeps its raw ``offset:"replaces":"id"`` lines and the set of replaced ids, and
+        # looks up one id's replacers only for a line that is read back
+        self.replacers: dict[str, list[int]] = {}
+        self.replaces_raw: bytes | None = None
+        self.replaced: set[bytes] = set()
+        self.sample_lengths: dict[str, list[int]] = {f: [] for f in FIELDS}
 
     def is_replaced(self, entry_id: str) -> bool:
         if self.replaces_raw is None:
@@ -202,9 +209,6 @@ class Scan:
             found.append(int(raw[raw.rfind(b"\n", 0, i) + 1:i]))
             i = raw.find(needle, i + 1)
         return found
-    sample_lengths: dict[str, list[int]] = field(default_factory=lambda: {f: [] for f in FIELDS})
-    engine: str = "python"
-    estimated: bool = False  # lines estimated from a sample (large log, ripgrep scan)
 
 
 def field_text(entry: dict, name: str) -> str:
@@ -213,6 +217,8 @@ def field_text(entry: dict, name: str) -> str:
 
 
 def _sample(block: bytes, scan: Scan, every_line: bool) -> None:
+    import orjson
+
     lengths = scan.sample_lengths
     lines = block.split(b"\n") if every_line else block.split(b"\n", SAMPLE_LINES_PER_BLOCK)[:-1]
     for line in lines:
@@ -332,6 +338,8 @@ def ripgrep() -> str | None:
     configured = os.environ.get("ZETTELCLAW_RG")
     if configured is not None:
         return None if configured in ("", "0", "off", "no") else configured
+    import shutil
+
     found = shutil.which("rg")
     if found:
         return found
@@ -339,15 +347,38 @@ def ripgrep() -> str | None:
     return beside if os.access(beside, os.X_OK) else None
 
 
-def scan_ripgrep(rg: str, path: Path, query_terms: list[str]) -> Scan | None:
-    """The same scan with two ``rg`` processes; None when rg fails (the caller falls back)."""
-    scan = Scan(engine="ripgrep")
-    wanted = set(query_terms)
+class Started:
+    """The two rg processes of a scan, started ahead of the rest of the work."""
+
+    def __init__(self, path, query_terms: list[str], procs: dict):
+        self.path, self.terms, self.procs = str(path), list(query_terms), procs
+
+    def kill(self) -> None:
+        for proc in self.procs.values():
+            proc.kill()
+            proc.stdout.close()
+            proc.wait()
+        self.procs = {}
+
+
+def start_scan(path, query_terms: list[str]) -> Started | None:
+    """Start the rg processes that scan ``path`` for ``query_terms`` (None without rg, terms or
+    log). :func:`rank` given it picks their output up; what the caller does between the two
+    runs while rg works."""
+    rg = ripgrep()
+    if not rg or not query_terms or not os.path.isfile(path):
+        return None
+    procs = _spawn(rg, path, query_terms)
+    return Started(path, query_terms, procs) if procs else None
+
+
+def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
+    import subprocess
+
     prefixes = sorted({prefix(t) for t in query_terms})
     pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
     common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
               "--color", "never"]
-    out: dict[str, bytes] = {}
     procs = {}
     try:
         procs["terms"] = subprocess.Popen(
@@ -359,13 +390,31 @@ def scan_ripgrep(rg: str, path: Path, query_terms: list[str]) -> Scan | None:
     except OSError:
         for proc in procs.values():
             proc.kill()
+            proc.wait()
         return None
+    return procs
+
+
+def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
+                 started: Started | None = None) -> Scan | None:
+    """The same scan with two ``rg`` processes (``started`` ones, or new); None when rg fails
+    (the caller falls back). ``meanwhile`` (a callable) runs once rg has started."""
+    import threading
+
+    procs = started.procs if started is not None else _spawn(rg, path, query_terms)
+    if not procs:
+        return None
+    scan = Scan(engine="ripgrep")
+    wanted = set(query_terms)
+    out: dict[str, bytes] = {}
 
     def drain():
         out["replaces"] = procs["replaces"].stdout.read()
 
     reader = threading.Thread(target=drain)
     reader.start()
+    if meanwhile is not None:
+        meanwhile()
     # meanwhile, in this thread: N and the length sample (exact for a small log, estimated
     # from spread windows for a large one: no second full read of the file), then rg's matches
     # parsed as they stream in, while rg goes on on the other core
@@ -410,13 +459,30 @@ def scan_ripgrep(rg: str, path: Path, query_terms: list[str]) -> Scan | None:
     return scan
 
 
-def scan_log(path: Path, query_terms: list[str]) -> Scan:
-    rg = ripgrep()
-    if rg and query_terms:
-        result = scan_ripgrep(rg, path, query_terms)
-        if result is not None:
-            return result
-    return scan_python(path, query_terms)
+def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None
+             ) -> Scan:
+    """Scan the log (ripgrep, else Python); ``meanwhile`` runs exactly once, while rg works.
+    ``started``: rg processes from :func:`start_scan` for this path and these terms."""
+    if started is not None and (started.path != str(path) or started.terms != query_terms):
+        started.kill()
+        started = None
+    rg = started.procs["terms"].args[0] if started is not None else ripgrep()
+    pending = [meanwhile] if meanwhile is not None else []
+
+    def once():
+        while pending:
+            pending.pop()()
+
+    try:
+        if started is not None or rg and query_terms and path.exists():
+            result = scan_ripgrep(rg, path, query_terms, once, started)
+            if result is not None:
+                return result
+        return scan_python(path, query_terms) if path.exists() else Scan()
+    except FileNotFoundError:
+        return Scan()
+    finally:
+        once()
 
 
 # -- scoring ----------------------------------------------------------------------------------
@@ -533,13 +599,11 @@ def subject_terms(slug: str) -> tuple[str, ...]:
 
 # -- memory files -----------------------------------------------------------------------------
 
-@dataclass(repr=False, eq=False)  # fewer generated methods: a faster import
 class Chunk:
-    path: str
-    start: int
-    end: int
-    text: str
-    tokens: list[str]
+    """A piece of a memory file: 1-based inclusive lines ``start``-``end``."""
+
+    def __init__(self, path: str, start: int, end: int, text: str, tokens: list[str]):
+        self.path, self.start, self.end, self.text, self.tokens = path, start, end, text, tokens
 
 
 def chunk_lines(lines: list[str]) -> list[tuple[int, int]]:
@@ -586,6 +650,8 @@ def snippet(text: str, limit: int = 700) -> str:
 
 def _structural(query):
     """The query without its words: rank scores words, the filters stay exact."""
+    from dataclasses import replace
+
     return replace(query, text=None)
 
 
@@ -604,6 +670,8 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
 
 def _replaced_by(mm, scan: Scan, entry_id: str, line_end: int) -> str | None:
     """The id of the latest valid entry after this line that replaces ``entry_id``."""
+    import orjson
+
     for offset in sorted(scan.replacer_offsets(entry_id), reverse=True):
         if offset <= line_end:
             break
@@ -617,14 +685,22 @@ def _replaced_by(mm, scan: Scan, entry_id: str, line_end: int) -> str | None:
     return None
 
 
-def rank(query, *, log=None, include_memory: bool = True, explain: bool = False) -> list[dict]:
+def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
+         started: Started | None = None) -> list[dict]:
     """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
 
     ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
     replaced entries are left out unless ``include_replaced`` (then marked ``replacedBy``), and
     ``limit`` (default 20) caps the results. ``log`` is a path or a :class:`~zettelclaw.log.Log`
     (default: the resolved log). With ``explain`` every result carries an ``explain`` object.
+    ``started``: the scan's rg processes from :func:`start_scan`, already at work.
     """
+    import heapq
+    import mmap
+    from pathlib import Path
+
+    import orjson
+
     from . import paths
 
     if log is None:
@@ -637,11 +713,13 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False)
         return []
     structural = _structural(query)
 
-    chunks = memory_chunks() if include_memory and not has_filters(query) else []
-    try:
-        scan = scan_log(path, query_terms) if path.exists() else Scan()
-    except FileNotFoundError:
-        scan = Scan()
+    chunks: list[Chunk] = []
+
+    def read_chunks():  # the memory files are read while rg scans the log
+        if include_memory and not has_filters(query):
+            chunks.extend(memory_chunks())
+
+    scan = scan_log(path, query_terms, read_chunks, started)
 
     stats = Stats(n=scan.lines + len(chunks))
     for t, lines in scan.tf.items():
@@ -716,7 +794,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False)
 
     if chunks:
         avg = sum(len(c.tokens) for c in chunks) / len(chunks)
-        chunk_stats = replace(stats, avg={"content": avg})
+        chunk_stats = stats.with_avg({"content": avg})
         for chunk in chunks:
             why = {} if explain else None
             score = bm25f({"content": _counter(chunk.tokens)}, {"content": len(chunk.tokens)},
@@ -814,11 +892,16 @@ def cli_fast(argv: list[str]) -> bool:
             text.append(arg)
     if not text or not (as_json or not sys.stdout.isatty()):
         return False
+    from . import paths
     from .errors import ZettelclawError
-    from .query import Query, parse_when
-    from .render import emit_json_lines
 
+    # rg first: the imports and checks below happen while it reads the log
+    started = None
     try:
+        started = start_scan(paths.log_path(), analyze(" ".join(text)))
+        from .query import Query, parse_when
+        from .render import emit_json_lines
+
         limit = opts.get("limit")
         query = Query(
             text=" ".join(text), type=opts.get("type"), subject=opts.get("subject"),
@@ -826,8 +909,10 @@ def cli_fast(argv: list[str]) -> bool:
             since=parse_when(opts["since"]) if opts.get("since") else None,
             until=parse_when(opts["until"], end_of_day=True) if opts.get("until") else None,
             include_replaced=include_replaced, limit=int(limit) if limit is not None else None)
-        results = rank(query)
+        results = rank(query, started=started)
     except (ZettelclawError, ValueError):
+        if started is not None:
+            started.kill()
         return False
     try:
         emit_json_lines(results)
