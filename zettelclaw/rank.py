@@ -8,17 +8,19 @@ query computes its statistics from the log in one streaming pass:
    with (the stem minus a final ``e``/``i``: ``family`` -> ``famili`` -> ``famil``).
 2. **Scan** the log once for word-starts matching the prefixes. With ripgrep on PATH (or next
    to the Python that runs us) ``rg -o`` does it and a second ``rg`` collects the
-   ``"replaces"`` ids in parallel; without it a pure-Python scan does the same with
-   ``bytes.find`` over 8 MB blocks. Either way Python sees only the matched words, stems each
-   once and keeps, per candidate line, the term counts of the words that really have a query
-   stem. N is the number of newlines; a term's document frequency is the number of candidate
-   lines that contain it. The same pass parses a sample of lines (the first ones of every block,
-   all of them in a small log) to estimate the average field lengths.
-3. **Score** candidates best-first by an upper bound (sum of ``idf * (k1 + 1)`` of the terms a
-   line contains); only lines whose bound can still beat the current top M are read back
-   (``mmap``), parsed, checked against the structured filters and the replacement map, and
-   scored exactly with BM25F over content, detail and subject. Memory use is bounded by the
-   number of candidate lines, never by the log.
+   ``"replaces"`` ids in parallel; Python parses rg's matches as they stream in. Without rg a
+   pure-Python scan does the same with ``bytes.find`` over 8 MB blocks. Either way Python sees
+   only the matched words, stems each distinct one once and keeps, per candidate line, the
+   counts of the words that really have a query stem; a term's document frequency is the
+   number of candidate lines that contain it. N (lines) and the average field lengths come
+   from the log itself when it is small (every line counted and parsed) and, above 4 MB, from
+   16 windows of 16 KB spread over the file (``pread``): no second full read.
+3. **Score** candidates best-first by BM25 over the term counts the scan saw (field and length
+   unknown); ``(k1 + 1)`` times that bounds a line's exact score, so only lines that can still
+   beat the current top M are read back (``mmap``), parsed, checked against the structured
+   filters and the replacement map, and scored exactly with BM25F over content, detail and
+   subject; at most ``EXACT_LIMIT`` of them (a shortlist on a large log, everything on a small
+   one). Memory use is bounded by the number of candidate lines, never by the log.
 4. **Re-rank** the top M with cheap signals that plain BM25 misses: query terms adjacent in an
    entry as in the question (bigram proximity); entries whose subject the question names
    (``caroline``, ``queue-retries``: every stem of the slug among the query's); entries written
@@ -27,8 +29,12 @@ query computes its statistics from the log in one streaming pass:
    session, as passage retrieval adds the document's score to a passage's (the entries of one
    conversation explain each other).
 
-MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines and scored against the same
-collection statistics (log lines plus chunks), so their scores share one scale with entries.
+MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines (read while rg works) and
+scored against the same collection statistics (log lines plus chunks), so their scores share
+one scale with entries.
+
+``zettelclaw search`` with JSON output comes here through :func:`cli_fast`, which starts rg
+before importing anything else the command needs (Typer, Rich and pydantic not at all).
 """
 
 from __future__ import annotations
