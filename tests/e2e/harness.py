@@ -211,6 +211,6 @@ def base_config(model_base_url: str, port: int) -> dict:
         "agents": {"defaults": {"model": {"primary": "fake/fake-1"},
                                 "heartbeat": {"every": "0m"}}},
         "gateway": {"mode": "local", "port": port, "bind": "loopback"},
-        # plugin tools must be in the model's tool list, not behind tool search
-        "tools": {"toolSearch": False},
+        # tools.toolSearch stays at OpenClaw's default, as a user has it: the memory tools
+        # must be in the model's tool list without turning Tool Search off
     }

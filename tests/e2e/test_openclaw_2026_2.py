@@ -50,9 +50,7 @@ def home(tmp_path, openai):
     with anthropic:
         home = OpenClawHome(tmp_path, toolchain(VERSION), extra_env={
             "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": anthropic.url})
-        config = base_config(openai.base_url, home.port)
-        del config["tools"]["toolSearch"]  # a 2026.9 key: 2026.2 rejects it
-        home.write_config(config)
+        home.write_config(base_config(openai.base_url, home.port))
         yield home
         home.cleanup()
 

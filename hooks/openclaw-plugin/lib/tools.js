@@ -207,6 +207,9 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
   const memorySearch = {
     name: "memory_search",
     label: "Memory Search",
+    // 2026.9 defers plugin tools behind Tool Search unless they are direct-only; recall is the
+    // step the system prompt tells the model to take first, so it stays in the tool list
+    catalogMode: "direct-only",
     description: SEARCH_DESCRIPTION,
     parameters: SEARCH_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
@@ -244,6 +247,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
   const memoryGet = {
     name: "memory_get",
     label: "Memory Get",
+    catalogMode: "direct-only",
     description: GET_DESCRIPTION,
     parameters: GET_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {

@@ -54,6 +54,8 @@ test("tool definitions: names, labels, JSON Schema parameters with the design's 
   assert.deepEqual(Object.keys(get.parameters.properties).sort(), ["from", "lines", "path"]);
   assert.deepEqual(get.parameters.required, ["path"]);
   for (const tool of [search, get]) {
+    // 2026.9's Tool Search would otherwise hide them behind tool_search / tool_call
+    assert.equal(tool.catalogMode, "direct-only");
     assert.equal(typeof tool.execute, "function");
     assert.ok(tool.description.length > 40);
   }
