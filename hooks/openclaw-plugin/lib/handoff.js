@@ -40,14 +40,12 @@ function logStamp(logFile) {
 /**
  * A function `(sessionId) => Promise<string|undefined>` giving the framed
  * handoff. Results are cached per sessionId until the log file changes; concurrent calls for
- * one session share one run. `stats` counts runs (tests read it).
+ * one session share one run; a failed run is not cached, so the next turn tries again.
  */
 export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_MS, logger } = {}) {
   const cache = new Map(); // sessionId -> {stamp, promise}
-  const stats = { runs: 0 };
 
   async function load(settings) {
-    stats.runs += 1;
     const result = await runCommand(settings, ["handoff"], { timeoutMs });
     if (result.timedOut) {
       logger?.warn?.(`zettelclaw: handoff took longer than ${timeoutMs} ms; this turn goes without it`);
@@ -81,7 +79,5 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
     return value.text;
   }
 
-  get.stats = stats;
-  get.clear = () => cache.clear();
   return get;
 }
