@@ -225,3 +225,16 @@ def test_every_json_line_parses(memory_log, zc):
 def test_design_log_question(design_log, cli, engine):
     got = cli.lines("search", "what is the retry strategy for webhook bursts?", "--json")
     assert ids(got)[0] == "Jn2fR_7vKw4X"
+
+
+def test_irregular_verbs_meet_their_base_form(log_dir, cli, engine):
+    write_log(log_dir, [
+        {"id": "v1", "timestamp": "2026-05-02T10:00:00Z", "type": "fact",
+         "content": "Maria went to the farmers market and bought fresh bread",
+         "subject": "maria", "session": "s1"},
+        {"id": "v2", "timestamp": "2026-05-03T10:00:00Z", "type": "fact",
+         "content": "The market report is due on Friday", "subject": "work", "session": "s2"},
+    ])
+    got = cli.lines("search", "When did Maria go to buy bread?", "--explain", "--json")
+    assert ids(got)[0] == "v1"
+    assert {"go", "buy"} <= set(got[0]["explain"]["terms"])

@@ -91,19 +91,52 @@ which while who who's whom why why's will with won't would wouldn't you you'd yo
 you've your yours yourself yourselves s t d ll m re ve
 """.split())
 
+# English irregular verbs: base form, then past and participle forms. Stemming cannot tie
+# "went" to "go" or "bought" to "buy"; questions ask "when did X go" of memories that say "X
+# went". Forms that are as often another word ("left", "found", "saw", "lay", "ground",
+# "fell", "rose", "wound", "bound", "light", "lead", "bit") and forms equal to the base are
+# left out.
+IRREGULAR = """
+arise arose arisen|awake awoke awoken|bear bore borne|beat beaten|become became|begin began
+begun|bend bent|bite bitten|bleed bled|blow blew blown|break broke broken|breed
+bred|bring brought|build built|burn burnt|buy bought|catch caught|choose chose chosen|cling
+clung|come came|creep crept|deal dealt|dig dug|draw drew drawn|dream dreamt|drink drank
+drunk|drive drove driven|eat ate eaten|feed fed|feel felt|fight fought|flee fled|fly flew
+flown|forbid forbade forbidden|forget forgot forgotten|forgive forgave forgiven|freeze froze
+frozen|get got gotten|give gave given|go went gone|grow grew grown|hang hung|hear heard|hide
+hid hidden|hold held|keep kept|kneel knelt|know knew known|lean leant|leap leapt|learn
+learnt|lend lent|lose lost|make made|mean meant|meet met|pay paid|ride rode ridden|ring rang
+rung|rise risen|run ran|say said|see seen|seek sought|sell sold|send sent|shake shook
+shaken|shine shone|shoot shot|show shown|shrink shrank shrunk|sing sang sung|sink sank
+sunk|sit sat|sleep slept|slide slid|speak spoke spoken|speed sped|spend spent|spin spun|spring
+sprang sprung|stand stood|steal stole stolen|stick stuck|sting stung|stink stank stunk|strike
+struck|strive strove striven|swear swore sworn|sweep swept|swim swam swum|swing swung|take
+took taken|teach taught|tear tore torn|tell told|think thought|throw threw thrown|understand
+understood|wake woke woken|wear wore worn|weave wove woven|weep wept|win won|write wrote
+written
+"""
+LEMMAS: dict[str, str] = {}     # irregular form -> base form
+FORMS: dict[str, list[str]] = {}  # base form -> its irregular forms
+for _group in " ".join(IRREGULAR.split()).split("|"):
+    _base, *_forms = _group.split()
+    FORMS[_base] = _forms
+    for _form in _forms:
+        LEMMAS.setdefault(_form, _base)
+
 _WORD = re.compile(r"\w+")
 _stems: dict[str, str] = {}
 _stemmer = None
 
 
 def stem(word: str) -> str:
-    """The Snowball English stem of a lowercase word (cached)."""
+    """The Snowball English stem of a lowercase word, irregular verbs by their base form
+    (``went`` -> ``go``; cached)."""
     global _stemmer
     cached = _stems.get(word)
     if cached is None:
         if _stemmer is None:
             _stemmer = _english_stemmer()
-        cached = _stems[word] = _stemmer.stemWord(word)
+        cached = _stems[word] = _stemmer.stemWord(LEMMAS.get(word, word))
     return cached
 
 
@@ -149,13 +182,25 @@ def analyze(text: str | None) -> list[str]:
 
 
 def prefix(term: str) -> str:
-    """A string every word stemming to ``term`` starts with (``famili`` -> ``famil``)."""
+    """A string every regular word stemming to ``term`` starts with (``famili`` -> ``famil``)."""
     cut = term
     if len(cut) > 3 and cut.endswith("e"):
         cut = cut[:-1]
     if len(cut) > 3 and cut.endswith("i"):
         cut = cut[:-1]
     return cut
+
+
+def prefixes_of(query_terms: Iterable[str]) -> list[str]:
+    """The word-starts a scan looks for: each term's prefix, and the irregular forms of a verb
+    term (``go`` -> ``go``, ``went``)."""
+    out = set()
+    for t in query_terms:
+        out.add(prefix(t))
+        for form in FORMS.get(t, ()):
+            if stem(form) == t:
+                out.add(form)
+    return sorted(out)
 
 
 def idf(n: int, df: int) -> float:
@@ -310,8 +355,7 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
     scan = Scan(engine="python")
     wanted = set(query_terms)
     needles: set[bytes] = set()
-    for t in query_terms:
-        p = prefix(t)
+    for p in prefixes_of(query_terms):
         for variant in {p, p.capitalize(), p.upper()}:  # bytes.lower() folds ASCII only
             needles.add(variant.encode().lower())
     small = os.path.getsize(path) <= SMALL_LOG
@@ -381,7 +425,7 @@ def start_scan(path, query_terms: list[str]) -> Started | None:
 def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
     import subprocess
 
-    prefixes = sorted({prefix(t) for t in query_terms})
+    prefixes = prefixes_of(query_terms)
     pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
     common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
               "--color", "never"]
@@ -551,7 +595,7 @@ def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tu
     pairs = set(zip(query_terms, query_terms[1:], strict=False))
     if not pairs:
         return 0.0, []
-    prefixes = tuple({prefix(t) for t in query_terms})
+    prefixes = tuple(prefixes_of(query_terms))
     stems = [stem(w) if w.startswith(prefixes) else "" for w in text_words if keep(w)]
     found = {pair for pair in zip(stems, stems[1:], strict=False) if pair in pairs}
     bonus = sum(PROXIMITY_WEIGHT * (stats.idf.get(a, 0) + stats.idf.get(b, 0)) for a, b in found)
@@ -767,7 +811,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         # (``approx`` is in file order: reversed, a stable sort puts the most recent first)
         ordered = sorted(reversed(approx), key=approx.__getitem__, reverse=True)[:shortlist]
         wanted = set(query_terms)
-        prefixes = tuple(sorted({prefix(t) for t in query_terms}))
+        prefixes = tuple(prefixes_of(query_terms))
         needles = structural.needles()
         scored = 0
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
