@@ -67,7 +67,7 @@ DEFAULT_LIMIT = 20
 RERANK_DEPTH = 100           # how many BM25 candidates the second stage looks at
 PROXIMITY_WEIGHT = 0.25      # share of the two terms' idf earned when they are adjacent
 SUBJECT_BOOST = 0.5          # an entry about the subject the question names: score * (1 + this)
-WHEN_BOOST = 0.3             # an entry written in the month/year the question names: + this * best
+WHEN_BOOST = 0.5             # an entry written in the month/year the question names: + this * best
 SESSION_WEIGHT = 0.4         # an entry's session context: + this * the best score in its session
 MEMORY_CHUNK_MIN, MEMORY_CHUNK_MAX = 10, 20
 BLOCK = 8 << 20
@@ -93,20 +93,19 @@ you've your yours yourself yourselves s t d ll m re ve
 
 # English irregular verbs: base form, then past and participle forms. Stemming cannot tie
 # "went" to "go" or "bought" to "buy"; questions ask "when did X go" of memories that say "X
-# went". Forms that are as often another word ("left", "found", "saw", "lay", "ground",
-# "fell", "rose", "wound", "bound", "light", "lead", "bit") and forms equal to the base are
-# left out.
+# went". Forms that are as often another word ("left", "lay", "ground", "fell", "rose",
+# "wound", "bound", "light", "lead", "bit") and forms equal to the base are left out.
 IRREGULAR = """
 arise arose arisen|awake awoke awoken|bear bore borne|beat beaten|become became|begin began
 begun|bend bent|bite bitten|bleed bled|blow blew blown|break broke broken|breed
 bred|bring brought|build built|burn burnt|buy bought|catch caught|choose chose chosen|cling
-clung|come came|creep crept|deal dealt|dig dug|draw drew drawn|dream dreamt|drink drank
+clung|come came|find found|creep crept|deal dealt|dig dug|draw drew drawn|dream dreamt|drink drank
 drunk|drive drove driven|eat ate eaten|feed fed|feel felt|fight fought|flee fled|fly flew
 flown|forbid forbade forbidden|forget forgot forgotten|forgive forgave forgiven|freeze froze
 frozen|get got gotten|give gave given|go went gone|grow grew grown|hang hung|hear heard|hide
 hid hidden|hold held|keep kept|kneel knelt|know knew known|lean leant|leap leapt|learn
 learnt|lend lent|lose lost|make made|mean meant|meet met|pay paid|ride rode ridden|ring rang
-rung|rise risen|run ran|say said|see seen|seek sought|sell sold|send sent|shake shook
+rung|rise risen|run ran|say said|see saw seen|seek sought|sell sold|send sent|shake shook
 shaken|shine shone|shoot shot|show shown|shrink shrank shrunk|sing sang sung|sink sank
 sunk|sit sat|sleep slept|slide slid|speak spoke spoken|speed sped|spend spent|spin spun|spring
 sprang sprung|stand stood|steal stole stolen|stick stuck|sting stung|stink stank stunk|strike
