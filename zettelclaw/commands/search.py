@@ -30,10 +30,14 @@ def register(app: typer.Typer) -> None:
         all_: Annotated[bool, typer.Option(
             "--all", help="Include replaced entries, marked with replacedBy.")] = False,
         limit: Annotated[Optional[int], typer.Option(
-            "--limit", "-n", help="At most N results (the most recent).")] = None,
+            "--limit", "-n",
+            help="At most N results: the best N with a query (default 20), else the most "
+                 "recent.")] = None,
         as_json: JsonOption = False,
         explain: Annotated[bool, typer.Option(
-            "--explain", help="With a query: show each result's per-term score.")] = False,
+            "--explain",
+            help="With a query: show why each result ranked where it did (per-term BM25, "
+                 "proximity, subject, month, session boosts).")] = False,
     ) -> None:
         """Search the log. JSON Lines when piped or with --json, a table on a terminal."""
         from ..query import Query, run
