@@ -123,7 +123,9 @@ def main(argv: list[str] | None = None) -> dict:
         self_rss = own_rss(words, env)
         results = [line for line in zc_out.splitlines() if line.strip()]
         ratio = zc_s / rg_s if rg_s else float("inf")
-        verdict = "ok" if ratio <= TARGET else "OVER"
+        # the target is the 1M log's; on a small one start-up dominates and the ratio is shown
+        verdict = ("ok" if ratio <= TARGET else "OVER") if args.size >= 1_000_000 else (
+            "(no target below 1M entries)")
         print(f"rg -c -i -e {' -e '.join(words)}: {rg_s * 1000:8.1f} ms  "
               f"{int(rg_out.strip() or 0):,} matching lines, peak RSS {rg_rss / 2**20:6.1f} MiB")
         print(f"zettelclaw search {' '.join(words)}: {zc_s * 1000:8.1f} ms  "
