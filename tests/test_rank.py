@@ -238,3 +238,18 @@ def test_irregular_verbs_meet_their_base_form(log_dir, cli, engine):
     got = cli.lines("search", "When did Maria go to buy bread?", "--explain", "--json")
     assert ids(got)[0] == "v1"
     assert {"go", "buy"} <= set(got[0]["explain"]["terms"])
+
+
+def test_a_day_named_in_the_question_prefers_that_week(log_dir, cli, engine):
+    write_log(log_dir, [
+        {"id": "d1", "timestamp": "2026-03-03T10:00:00Z", "type": "decision",
+         "content": "Deploy freeze for the payments service", "subject": "payments",
+         "session": "s1"},
+        {"id": "d2", "timestamp": "2026-03-24T10:00:00Z", "type": "decision",
+         "content": "Deploy freeze lifted for the payments service", "subject": "payments",
+         "session": "s2"},
+    ])
+    assert ids(cli.lines("search", "what did we decide about deploys on March 4th?"))[0] == "d1"
+    assert ids(cli.lines("search", "deploy freeze around 2026-03-22?"))[0] == "d2"
+    assert rank_module.days_named("on 7 July, 2023 and June 26") == [(2023, 7, 7), (None, 6, 26)]
+    assert rank_module.days_named("in May 2023") == []

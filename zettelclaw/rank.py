@@ -25,9 +25,10 @@ query computes its statistics from the log in one streaming pass:
    entry as in the question (bigram proximity); entries whose subject the question names
    (``caroline``, ``queue-retries``: every stem of the slug among the query's); entries written
    in the month or year the question names (``in June``, ``May 2023``, against the entry's
-   timestamp); and, last, each entry's session context: a share of the best score in its
-   session, as passage retrieval adds the document's score to a passage's (the entries of one
-   conversation explain each other).
+   timestamp), twice as much within a week of a day it names (``on 7 July``); and, last,
+   each entry's session context: a share of the best score in its session, as passage
+   retrieval adds the document's score to a passage's (the entries of one conversation
+   explain each other).
 
 MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines (read while rg works) and
 scored against the same collection statistics (log lines plus chunks), so their scores share
@@ -610,6 +611,13 @@ _MONTH_RE = re.compile(
     r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?(\s*,?\s*(?:\d{1,4}))?",
     re.IGNORECASE)
 _YEAR_RE = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
+_MONTH_NAMES = (r"(january|february|march|april|may|june|july|august|september|october"
+                r"|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
+_DAY_RE = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_NAMES + r"\b\.?,?(?:\s*(\d{4})\b)?"
+    r"|\b" + _MONTH_NAMES + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4})\b)?"
+    r"|\b(\d{4})-(\d{2})-(\d{2})\b", re.IGNORECASE)
+DAY_WINDOW = 7               # a named day matches entries written up to a week either side
 
 
 def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
@@ -628,6 +636,45 @@ def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
         months.add(_MONTH_ABBR[word[:4] if word == "sept" else word[:3]])
     years.update(int(y) for y in _YEAR_RE.findall(text or ""))
     return frozenset(months), frozenset(years)
+
+
+def days_named(text: str | None) -> list[tuple[int | None, int, int]]:
+    """The calendar days a question names, as (year or None, month, day): ``on 7 July, 2023``,
+    ``July 7th``, ``2026-03-03``."""
+    out = []
+    for m in _DAY_RE.finditer(text or ""):
+        g = m.groups()
+        if g[0]:
+            day, name, year = g[0], g[1], g[2]
+        elif g[3]:
+            name, day, year = g[3], g[4], g[5]
+        else:
+            out.append((int(g[6]), int(g[7]), int(g[8])))
+            continue
+        word = name.lower()
+        out.append((int(year) if year else None,
+                     _MONTH_ABBR[word[:4] if word == "sept" else word[:3]], int(day)))
+    return [d for d in out if 1 <= d[1] <= 12 and 1 <= d[2] <= 31]
+
+
+def _near_day(entry: dict, days: list[tuple[int | None, int, int]]) -> bool:
+    """Whether the entry was written within DAY_WINDOW days of a named day (a day named
+    without a year: in the entry's year)."""
+    from datetime import date
+
+    stamp = entry.get("timestamp")
+    try:
+        written = date(int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]))
+    except (TypeError, ValueError):
+        return False
+    for year, month, day in days:
+        try:
+            named = date(year or written.year, month, day)
+        except ValueError:
+            continue
+        if abs((written - named).days) <= DAY_WINDOW:
+            return True
+    return False
 
 
 def _written_in(entry: dict, months: frozenset[int], years: frozenset[int]) -> bool:
@@ -857,6 +904,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     # year it names, then each entry's session context (passage retrieval's document score)
     wanted = set(query_terms)
     months, years = when_named(query.text)
+    days = days_named(query.text)
     pool = []
     for score, _, item, why in top:
         boosts = {}
@@ -879,8 +927,11 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     if (months or years) and pool:
         best = max(p[0] for p in pool)
         for p in pool:
-            if p[0] > 0 and p[1].get("source") != "memory" and _written_in(p[1], months, years):
-                gain = WHEN_BOOST * best
+            if p[0] <= 0 or p[1].get("source") == "memory":
+                continue
+            near = bool(days) and _near_day(p[1], days)  # the very week the question names
+            if near or _written_in(p[1], months, years):
+                gain = WHEN_BOOST * best * (2 if near else 1)
                 p[0] += gain
                 p[3]["when"] = {"months": sorted(months), "years": sorted(years),
                                 "score": round(gain, 4)}
