@@ -253,3 +253,9 @@ def test_a_day_named_in_the_question_prefers_that_week(log_dir, cli, engine):
     assert ids(cli.lines("search", "deploy freeze around 2026-03-22?"))[0] == "d2"
     assert rank_module.days_named("on 7 July, 2023 and June 26") == [(2023, 7, 7), (None, 6, 26)]
     assert rank_module.days_named("in May 2023") == []
+
+
+def test_the_question_frame_is_not_a_topic():
+    assert rank_module.analyze("What kind of music does Calvin make?") == [
+        "music", "calvin", "make"]
+    assert rank_module.analyze("Maria values kindness") == ["maria", "valu", "kind"]

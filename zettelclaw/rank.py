@@ -176,9 +176,15 @@ def terms(text: str) -> list[str]:
     return [stem(w) for w in words(text) if keep(w)]
 
 
+# the frame of a question, not its topic: "what kind of music" asks about music
+_QUESTION_FRAME = re.compile(r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b",
+                             re.IGNORECASE)
+
+
 def analyze(text: str | None) -> list[str]:
-    """The distinct query stems of ``text``, in order of first appearance."""
-    return list(dict.fromkeys(terms(text or "")))
+    """The distinct query stems of ``text``, in order of first appearance (``what kind of``
+    and the like dropped)."""
+    return list(dict.fromkeys(terms(_QUESTION_FRAME.sub(" ", text or ""))))
 
 
 def prefix(term: str) -> str:
