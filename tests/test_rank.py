@@ -185,11 +185,14 @@ def test_explain_in_json_carries_terms_and_boosts(memory_log, cli, engine):
 def test_the_agent_path_prints_what_the_full_cli_prints(memory_log, design_log, cli, zc):
     # the executable answers piped/--json searches without Typer; same bytes as the CLI
     for args in (["queue retries", "--json"], ["webhook", "--type", "task"],
+                 # memory_search's argv (hooks/openclaw-plugin/lib/tools.js)
+                 ["--json", "--type", "decision", "--limit", "5", "--", "queue --retries"],
                  ["queue-based", "retries", "--all", "--limit", "3"],
                  ["backoff", "--since", "2026-02-01", "--json"]):
         fast = zc("search", *args)
         assert fast.returncode == 0, fast.stderr
-        assert fast.stdout.decode() == cli("search", *args, "--json").stdout
+        full = cli("search", *args) if "--json" in args else cli("search", *args, "--json")
+        assert fast.stdout.decode() == full.stdout
     bad = zc("search", "webhook", "--type", "note")
     assert bad.returncode == 2 and bad.stderr.decode().startswith("Error: ")
 

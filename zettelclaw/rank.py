@@ -983,7 +983,9 @@ def cli_fast(argv: list[str]) -> bool:
     args = iter(argv)
     for arg in args:
         name, eq, inline = arg.partition("=")
-        if arg == "--json":
+        if arg == "--":  # the plugin's form: options, then -- and the query
+            text.extend(args)
+        elif arg == "--json":
             as_json = True
         elif arg == "--all":
             include_replaced = True
