@@ -208,6 +208,7 @@ def test_a_large_log_estimates_n_from_a_sample_and_ranks_the_same(memory_log, mo
     sampled = rank_module.rank(question, explain=True)
     assert ids(sampled)[0] == ids(exact)[0] == "q3"
     assert abs(sampled[0]["explain"]["n"] - len(MEMORY)) <= 2
+    assert sampled[0]["explain"]["estimated"] and "estimated" not in exact[0]["explain"]
 
 
 def test_when_named_reads_months_and_years():

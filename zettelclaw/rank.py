@@ -959,6 +959,8 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
             item["explain"] = {"bm25": round(bm25, 4),
                                "terms": why or {}, "boosts": boosts,
                                "n": stats.n, "engine": scan.engine}
+            if scan.estimated:  # N and the field lengths from a sample of a large log
+                item["explain"]["estimated"] = True
         results.append((total, item))
     results.sort(key=lambda pair: -pair[0])
     return [item for _, item in results[:limit]]
