@@ -14,7 +14,7 @@ query computes its statistics from the log in one streaming pass:
    counts of the words that really have a query stem; a term's document frequency is the
    number of candidate lines that contain it. N (lines) and the average field lengths come
    from the log itself when it is small (every line counted and parsed) and, above 4 MB, from
-   16 windows of 16 KB spread over the file (``pread``): no second full read.
+   12 windows of 16 KB spread over the file (``pread``): no second full read.
 3. **Score** candidates best-first by BM25 over the term counts the scan saw (field and length
    unknown); ``(k1 + 1)`` times that bounds a line's exact score, so only lines that can still
    beat the current top M are read back (``mmap``), parsed, checked against the structured
@@ -74,7 +74,7 @@ MEMORY_CHUNK_MIN, MEMORY_CHUNK_MAX = 10, 20
 BLOCK = 8 << 20
 SAMPLE_LINES_PER_BLOCK = 128
 SMALL_LOG = 4 << 20          # below this every line is sampled and counted
-SAMPLE_WINDOWS, SAMPLE_WINDOW = 16, 16 << 10  # above it: N and lengths from spread windows
+SAMPLE_WINDOWS, SAMPLE_WINDOW = 12, 16 << 10  # above it: N and lengths from spread windows
 EXACT_LIMIT = 500            # at most this many candidates are read back and scored exactly
 
 # Snowball's English stop word list, plus contraction remnants.
@@ -257,11 +257,22 @@ class Scan:
             return entry_id in self.replacers
         return entry_id.encode() in self.replaced
 
-    def replacer_offsets(self, entry_id: str) -> list[int]:
+    def replacer_offsets(self, entry_id: str, after: int = -1) -> list[int]:
+        """Byte offsets of the lines that replace ``entry_id`` (at least those after
+        ``after``: rg's lines are in file order, so the search starts where they pass it)."""
         if self.replaces_raw is None:
             return self.replacers.get(entry_id, [])
         raw, needle, found = self.replaces_raw, b':"replaces":"' + entry_id.encode() + b'"\n', []
-        i = raw.find(needle)
+        lo, hi = 0, len(raw)
+        while hi - lo > 4096:  # lo: a line start whose offset is <= after (or 0)
+            start = raw.rfind(b"\n", 0, (lo + hi) // 2) + 1
+            if start <= lo:
+                break
+            if int(raw[start:raw.index(b":", start)]) <= after:
+                lo = start
+            else:
+                hi = start
+        i = raw.find(needle, lo)
         while i != -1:
             found.append(int(raw[raw.rfind(b"\n", 0, i) + 1:i]))
             i = raw.find(needle, i + 1)
@@ -292,7 +303,7 @@ def _sample(block: bytes, scan: Scan, every_line: bool) -> None:
 
 def _estimate(path: Path, size: int, scan: Scan) -> None:
     """N and the length sample of a large log from windows spread over the file (``pread``):
-    N = size * lines / bytes of the whole lines seen. Reads 256 KB however large the log."""
+    N = size * lines / bytes of the whole lines seen. Reads 192 KB however large the log."""
     lines = seen = 0
     with open(path, "rb") as fh:
         fd = fh.fileno()
@@ -481,25 +492,23 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
             _sample(block, scan, True)
     else:
         _estimate(path, size, scan)
-    term_of: dict[bytes, str | None] = {}
+    lines_of: dict[bytes, dict | None] = {}  # matched word -> its stem's line counts, or None
     tf: dict[str, dict[bytes, int]] = {}
     offsets = scan.offsets  # keys and offsets stay bytes until a line is read back
     fd = procs["terms"].stdout.fileno()
+    findall, get_lines = _RG_TERM.findall, lines_of.get
     rest = b""
     while True:
         chunk = os.read(fd, 1 << 18)
         data = rest + chunk
         cut = data.rfind(b"\n") + 1 if chunk else len(data)
         rest = data[cut:]
-        for lineno, offset, word in _RG_TERM.findall(data, 0, cut):
-            term = term_of.get(word, "")
-            if term == "":
+        for lineno, offset, word in findall(data, 0, cut):
+            lines = get_lines(word, offsets)  # offsets: a sentinel for "not seen yet"
+            if lines is offsets:
                 term = stem(word.decode("utf-8", "replace").lower())
-                term = term_of[word] = term if term in wanted else None
-            if term is not None:
-                lines = tf.get(term)
-                if lines is None:
-                    lines = tf[term] = {}
+                lines = lines_of[word] = tf.setdefault(term, {}) if term in wanted else None
+            if lines is not None:
                 lines[lineno] = lines.get(lineno, 0) + 1
                 offsets[lineno] = offset
         if not chunk:
@@ -774,7 +783,7 @@ def _replaced_by(mm, scan: Scan, entry_id: str, line_end: int) -> str | None:
     """The id of the latest valid entry after this line that replaces ``entry_id``."""
     import orjson
 
-    for offset in sorted(scan.replacer_offsets(entry_id), reverse=True):
+    for offset in sorted(scan.replacer_offsets(entry_id, line_end), reverse=True):
         if offset <= line_end:
             break
         _, _, raw = _line_at(mm, offset)
