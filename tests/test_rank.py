@@ -188,13 +188,19 @@ def test_the_agent_path_prints_what_the_full_cli_prints(memory_log, design_log, 
                  # memory_search's argv (hooks/openclaw-plugin/lib/tools.js)
                  ["--json", "--type", "decision", "--limit", "5", "--", "queue --retries"],
                  ["queue-based", "retries", "--all", "--limit", "3"],
-                 ["backoff", "--since", "2026-02-01", "--json"]):
+                 ["backoff", "--since", "2026-02-01", "--json"],
+                 # filters alone (no ranking): the log's order, replacements resolved
+                 ["--subject", "auth-migration", "--type", "decision", "--json"],
+                 ["--type", "task", "--status", "open", "--all"], ["--limit", "2"]):
         fast = zc("search", *args)
         assert fast.returncode == 0, fast.stderr
         full = cli("search", *args) if "--json" in args else cli("search", *args, "--json")
         assert fast.stdout.decode() == full.stdout
     bad = zc("search", "webhook", "--type", "note")
     assert bad.returncode == 2 and bad.stderr.decode().startswith("Error: ")
+    # the global --home reaches the fast path as it reaches the CLI
+    elsewhere = zc("--home", str(design_log.parent.parent / "nowhere"), "search", "--json")
+    assert elsewhere.returncode == 0 and elsewhere.stdout == b""
 
 
 def test_a_large_log_estimates_n_from_a_sample_and_ranks_the_same(memory_log, monkeypatch):

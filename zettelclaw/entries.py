@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from .clock import format_ts, now
 from .errors import UsageError
+from .log import TASK_STATUSES as TASK_STATUSES  # the schema's vocabulary, re-exported
+from .log import TYPES as TYPES
 
-TYPES = ("task", "fact", "decision", "question", "handoff")
-TASK_STATUSES = ("open", "done")
 FIELD_ORDER = ("id", "timestamp", "type", "content", "detail", "status", "subject", "replaces",
                "session")
 # nanoid's URL-safe alphabet without "-": an id that starts with "-" reads as an option to

@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 
 FILE_MODE = 0o600
 
-TYPES = frozenset(("task", "fact", "decision", "question", "handoff"))
+# the design's five entry types (§3.2) and a task's two states; here, not in entries.py, so
+# that readers can check them without importing pydantic
+TYPES = ("task", "fact", "decision", "question", "handoff")
+TASK_STATUSES = ("open", "done")
 _BLOCK = 1 << 16
 _GREP_BLOCK = 8 << 20
 

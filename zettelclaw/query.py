@@ -69,14 +69,12 @@ class Query:
     words: list[str] = field(init=False)
 
     def __post_init__(self):
-        if self.type is not None or self.status is not None:
-            # entries imports pydantic: only when there is something to check
-            from .entries import TASK_STATUSES, TYPES
+        from .log import TASK_STATUSES, TYPES
 
-            if self.type is not None and self.type not in TYPES:
-                raise UsageError(f"unknown type {self.type!r}: use one of {', '.join(TYPES)}")
-            if self.status is not None and self.status not in TASK_STATUSES:
-                raise UsageError(f"unknown status {self.status!r}: use open or done")
+        if self.type is not None and self.type not in TYPES:
+            raise UsageError(f"unknown type {self.type!r}: use one of {', '.join(TYPES)}")
+        if self.status is not None and self.status not in TASK_STATUSES:
+            raise UsageError(f"unknown status {self.status!r}: use open or done")
         if self.limit is not None and self.limit < 1:
             raise UsageError("--limit must be at least 1")
         self.words = [w.lower() for w in (self.text or "").split() if w]

@@ -34,7 +34,7 @@ MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines (read while rg 
 scored against the same collection statistics (log lines plus chunks), so their scores share
 one scale with entries.
 
-``zettelclaw search`` with JSON output comes here through :func:`cli_fast`, which starts rg
+``zettelclaw search`` with JSON output comes here through :mod:`zettelclaw.hot`, which starts rg
 before importing anything else the command needs (Typer, Rich and pydantic not at all).
 """
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 # heavier modules (orjson, subprocess, threading, mmap, heapq, pathlib, dataclasses) are
-# imported where they are used: `search` starts rg before it pays for them (see cli_fast)
+# imported where they are used: `search` starts rg before it pays for them (see zettelclaw.hot)
 
 # -- parameters -------------------------------------------------------------------------------
 
@@ -973,69 +973,3 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         results.append((total, item))
     results.sort(key=lambda pair: -pair[0])
     return [item for _, item in results[:limit]]
-
-
-# -- the agent's path -------------------------------------------------------------------------
-
-_FAST_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type",
-                "--subject": "subject", "-s": "subject", "--status": "status",
-                "--session": "session", "--since": "since", "--until": "until"}
-
-
-def cli_fast(argv: list[str]) -> bool:
-    """``zettelclaw search WORDS [filters] [--limit N] [--all] [--json]`` with JSON output,
-    answered without importing Typer, Rich or pydantic (they cost more than the ranking on a
-    large log; ``memory_search`` runs this for every recall). Returns False, having printed
-    nothing, for anything else (``--explain``, ``--help``, a table on a terminal, an error),
-    which the full CLI then handles: same output, same errors."""
-    opts: dict[str, str] = {}
-    text: list[str] = []
-    as_json = include_replaced = False
-    args = iter(argv)
-    for arg in args:
-        name, eq, inline = arg.partition("=")
-        if arg == "--":  # the plugin's form: options, then -- and the query
-            text.extend(args)
-        elif arg == "--json":
-            as_json = True
-        elif arg == "--all":
-            include_replaced = True
-        elif name in _FAST_VALUED and (eq or arg == name):
-            value = inline if eq else next(args, None)
-            if value is None or _FAST_VALUED[name] in opts:
-                return False
-            opts[_FAST_VALUED[name]] = value
-        elif arg.startswith("-"):
-            return False
-        else:
-            text.append(arg)
-    if not text or not (as_json or not sys.stdout.isatty()):
-        return False
-    from . import paths
-    from .errors import ZettelclawError
-
-    # rg first: the imports and checks below happen while it reads the log
-    started = None
-    try:
-        started = start_scan(paths.log_path(), analyze(" ".join(text)))
-        from .query import Query, parse_when
-        from .render import emit_json_lines
-
-        limit = opts.get("limit")
-        query = Query(
-            text=" ".join(text), type=opts.get("type"), subject=opts.get("subject"),
-            status=opts.get("status"), session=opts.get("session"),
-            since=parse_when(opts["since"]) if opts.get("since") else None,
-            until=parse_when(opts["until"], end_of_day=True) if opts.get("until") else None,
-            include_replaced=include_replaced, limit=int(limit) if limit is not None else None)
-        results = rank(query, started=started)
-    except (ZettelclawError, ValueError):
-        if started is not None:
-            started.kill()
-        return False
-    try:
-        emit_json_lines(results)
-    except BrokenPipeError:  # `zettelclaw search ... | head`
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    return True

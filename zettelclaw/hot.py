@@ -1,0 +1,135 @@
+"""The commands OpenClaw calls on every turn, answered without Typer, Rich or pydantic.
+
+``handoff`` runs before every prompt and ``search --json`` behind every ``memory_search``;
+Typer's start-up alone would cost more than either. :func:`serve` answers exactly these forms
+and returns False, having printed nothing, for anything else (``--help``, a table on a
+terminal, a usage error...), which the full CLI (:mod:`zettelclaw.cli`) then handles with the
+same output and the same errors. A test checks that both give the same bytes.
+
+    [--home D] [--workspace D] handoff [--json]
+    [--home D] [--workspace D] search [WORDS...] [filters] [--limit N] [--all] [--json] [-- WORDS]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_GLOBAL = ("--home", "--workspace")
+_ENV = {"--home": "ZETTELCLAW_HOME", "--workspace": "OPENCLAW_WORKSPACE_DIR"}
+_SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type",
+                  "--subject": "subject", "-s": "subject", "--status": "status",
+                  "--session": "session", "--since": "since", "--until": "until"}
+
+
+def serve(argv: list[str]) -> bool:
+    """Answer ``argv`` here if it is one of the hot forms; False to hand it to the full CLI."""
+    rest = _global_options(argv)
+    if rest is None or not rest:
+        return False
+    command, args = rest[0], rest[1:]
+    if command == "handoff":
+        return _handoff(args)
+    if command == "search":
+        return _search(args)
+    return False
+
+
+def _global_options(argv: list[str]) -> list[str] | None:
+    """Apply ``--home`` / ``--workspace`` (as the full CLI would) and return what follows."""
+    found: dict[str, str] = {}
+    args = list(argv)
+    while args and args[0].partition("=")[0] in _GLOBAL:
+        name, eq, value = args.pop(0).partition("=")
+        if not eq:
+            if not args:
+                return None
+            value = args.pop(0)
+        found[name] = value
+    for name, value in found.items():
+        os.environ[_ENV[name]] = os.path.abspath(os.path.expanduser(value))
+    return args
+
+
+def _handoff(args: list[str]) -> bool:
+    if any(arg != "--json" for arg in args):
+        return False
+    from .errors import ZettelclawError
+    from .handoff import print_handoff
+
+    try:
+        print_handoff("--json" in args)
+    except ZettelclawError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        _quiet_stdout()
+    return True
+
+
+def _search(argv: list[str]) -> bool:
+    opts: dict[str, str] = {}
+    text: list[str] = []
+    as_json = include_replaced = False
+    args = iter(argv)
+    for arg in args:
+        name, eq, inline = arg.partition("=")
+        if arg == "--":  # the plugin's form: options, then -- and the query
+            text.extend(args)
+        elif arg == "--json":
+            as_json = True
+        elif arg == "--all":
+            include_replaced = True
+        elif name in _SEARCH_VALUED and (eq or arg == name):
+            value = inline if eq else next(args, None)
+            if value is None or _SEARCH_VALUED[name] in opts:
+                return False
+            opts[_SEARCH_VALUED[name]] = value
+        elif arg.startswith("-"):
+            return False
+        else:
+            text.append(arg)
+    if not (as_json or not sys.stdout.isatty()):
+        return False  # a table for people: the full CLI
+    from . import paths
+    from .errors import ZettelclawError
+
+    words = " ".join(text) or None
+    started = None
+    try:
+        if words:
+            from .rank import analyze, start_scan
+
+            # rg first: the imports and checks below happen while it reads the log
+            started = start_scan(paths.log_path(), analyze(words))
+        from .query import Query, parse_when, run
+
+        limit = opts.get("limit")
+        query = Query(
+            text=words, type=opts.get("type"), subject=opts.get("subject"),
+            status=opts.get("status"), session=opts.get("session"),
+            since=parse_when(opts["since"]) if opts.get("since") else None,
+            until=parse_when(opts["until"], end_of_day=True) if opts.get("until") else None,
+            include_replaced=include_replaced, limit=int(limit) if limit is not None else None)
+        if words:
+            from .rank import rank
+
+            results = rank(query, started=started)
+        else:
+            results = run(query)
+    except (ZettelclawError, ValueError):
+        if started is not None:
+            started.kill()
+        return False  # the full CLI says what is wrong, the way it always does
+    from .render import emit_json_lines
+
+    try:
+        emit_json_lines(results)
+    except BrokenPipeError:  # `zettelclaw search ... | head`
+        _quiet_stdout()
+    return True
+
+
+def _quiet_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
