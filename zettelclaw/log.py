@@ -177,39 +177,47 @@ class Log:
         with open(self.path, "rb") as fh:
             return fh.read(offset).count(b"\n") + 1
 
-    def grep(self, needle: bytes) -> Iterator[tuple[int, bytes]]:
-        """(position, raw line) of every line containing ``needle``, oldest first.
-
-        Reads the file in large blocks cut at line ends and searches each with ``bytes.find``,
-        so the lines without the needle cost C speed, not a Python loop, and memory stays at
-        one block. The position is the byte offset of the line's start, as in :meth:`located`.
-        """
+    def blocks(self) -> Iterator[tuple[int, bytes, int]]:
+        """``(offset, block, end)``: the file read in large blocks; ``block[:end]`` holds whole
+        lines only (the rest is read again as the start of the next block), so a search limited
+        to ``end`` never sees half a line and nothing is copied."""
         try:
             fh = open(self.path, "rb")
         except FileNotFoundError:
             return
         with fh:
-            base, rest, done = 0, b"", False
-            while not done:
-                chunk = fh.read(_GREP_BLOCK)
-                if chunk:
-                    buf = rest + chunk
-                    cut = buf.rfind(b"\n") + 1
-                    if cut == 0:
-                        rest = buf
-                        continue
-                    buf, rest = buf[:cut], buf[cut:]
-                else:
-                    buf, done = rest, True
-                pos = buf.find(needle)
-                while pos >= 0:
-                    start = buf.rfind(b"\n", 0, pos) + 1
-                    end = buf.find(b"\n", pos)
-                    if end < 0:
-                        end = len(buf)
-                    yield base + start, buf[start:end]
-                    pos = buf.find(needle, end)
-                base += len(buf)
+            base = 0
+            while True:
+                block = fh.read(_GREP_BLOCK)
+                if not block:
+                    return
+                end = block.rfind(b"\n") + 1
+                if end == 0:  # one line longer than a block, or a last line without "\n"
+                    if len(block) < _GREP_BLOCK:
+                        yield base, block, len(block)
+                        return
+                    block += fh.readline()
+                    end = len(block)
+                yield base, block, end
+                base += end
+                fh.seek(base)
+
+    def grep(self, needle: bytes) -> Iterator[tuple[int, bytes]]:
+        """(position, raw line) of every line containing ``needle``, oldest first.
+
+        Searches each of :meth:`blocks` with ``bytes.find``, so the lines without the needle
+        cost C speed, not a Python loop, and memory stays at one block. The position is the
+        byte offset of the line's start, as in :meth:`located`.
+        """
+        for base, block, stop in self.blocks():
+            pos = block.find(needle, 0, stop)
+            while pos >= 0:
+                start = block.rfind(b"\n", 0, pos) + 1
+                end = block.find(b"\n", pos, stop)
+                if end < 0:
+                    end = stop
+                yield base + start, block[start:end]
+                pos = block.find(needle, end, stop)
 
     def entries(self) -> Iterator[dict]:
         """Every valid entry, oldest first."""

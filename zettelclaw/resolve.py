@@ -70,25 +70,47 @@ class Resolution:
 class StreamingResolution:
     """The same rule without holding the log in memory.
 
-    One cheap pass collects the lines that replace something (only lines containing
-    ``"replaces"`` are parsed); the caller then streams the log with positions and asks
-    :meth:`replaced_by` for each entry.
+    One pass over the raw bytes (a regular expression, in C) notes where each id is named by
+    a ``"replaces"``; the caller then streams the log with positions (``Log.located``) and asks
+    :meth:`replaced_by` for each entry. Only when a later line names an entry is that line
+    read and parsed, to check that it is a valid entry that really replaces it: a torn line,
+    or ``"replaces"`` inside some other text, hides nothing.
     """
 
     def __init__(self, path: Path):
-        from .log import Log, parse_line
+        import re
 
-        self.replacers: dict[str, list[tuple[int, str]]] = {}
-        for pos, line in Log(path, warn=False).grep(b'"replaces"'):
-            entry = parse_line(line)
-            if entry is None:
-                continue
-            target = entry.get("replaces")
-            if isinstance(target, str) and target != entry["id"]:
-                self.replacers.setdefault(target, []).append((pos, entry["id"]))
+        from .log import Log
+
+        self.path = path
+        self.named_at: dict[str, list[int]] = {}
+        pattern = re.compile(rb'"replaces"\s*:\s*"([^"\\]{1,200})"')
+        for base, block, end in Log(path, warn=False).blocks():
+            for match in pattern.finditer(block, 0, end):
+                target = match.group(1).decode("utf-8", "replace")
+                self.named_at.setdefault(target, []).append(base + match.start())
+        self._map = None
 
     def replaced_by(self, entry_id: str, position: int) -> str | None:
         """The latest entry after ``position`` (a line's byte offset, see ``Log.located``)
         that replaces ``entry_id``, if any."""
-        later = [rid for pos, rid in self.replacers.get(entry_id, ()) if pos > position]
-        return later[-1] if later else None
+        later = [at for at in self.named_at.get(entry_id, ()) if at > position]
+        for at in reversed(later):
+            replacer = self._entry_at(at)
+            if (replacer is not None and replacer.get("replaces") == entry_id
+                    and replacer["id"] != entry_id):
+                return replacer["id"]
+        return None
+
+    def _entry_at(self, at: int) -> dict | None:
+        import mmap
+
+        from .log import parse_line
+
+        if self._map is None:
+            with open(self.path, "rb") as fh:
+                self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        data = self._map
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        return parse_line(data[start:end if end >= 0 else len(data)])
