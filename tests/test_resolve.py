@@ -59,3 +59,14 @@ def test_get_history_prints_the_chain(log_dir, cli):
     write_log(log_dir, DESIGN_LINES)
     chain = cli.lines("get", "Cx6tM_1pWn8Y", "--history", "--json")
     assert ids(chain) == ["a3k9x_BmQ2yT", "Cx6tM_1pWn8Y"]
+
+
+def test_only_a_valid_later_entry_hides_one(log_dir, cli):
+    # "replaces" quoted in content, a torn replacing line and a self-replacement hide nothing
+    write_log(log_dir, [entry("A"), entry("B", content='he wrote "replaces":"A" in a note'),
+                        entry("C", replaces="C")],
+              raw_tail=b'{"id":"D","type":"fact","replaces":"A","content":"torn\n')
+    assert ids(cli.lines("search", "--json")) == ["A", "B", "C"]
+    ranked = [e for e in cli.lines("search", "content", "--json") if "id" in e]
+    assert set(ids(ranked)) == {"A", "C"}  # B's content does not say "content"
+    assert not [e for e in cli.lines("search", "--all", "--json") if "replacedBy" in e]

@@ -35,7 +35,7 @@ def entry(entry_id: str) -> dict:
     if found is None:
         raise NotFoundError(f"no entry with id {entry_id}")
     pos, result = found
-    replacer = StreamingResolution(log_path).replaced_by(entry_id, pos)
+    replacer = StreamingResolution.scan(log_path).replaced_by(entry_id, pos)
     if replacer:
         result["replacedBy"] = replacer
     return result

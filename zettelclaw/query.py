@@ -123,7 +123,7 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True):
     from .resolve import StreamingResolution
 
     path = path or paths.log_path()
-    resolution = StreamingResolution(path)
+    resolution = StreamingResolution.scan(path)
     needles = query.needles()
     # raw-byte prefilter only for words that appear verbatim in JSON (ASCII, nothing escaped)
     words = [w.encode() for w in query.words

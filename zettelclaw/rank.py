@@ -71,7 +71,6 @@ SUBJECT_BOOST = 0.5          # an entry about the subject the question names: sc
 WHEN_BOOST = 0.5             # an entry written in the month/year the question names: + this * best
 SESSION_WEIGHT = 0.4         # an entry's session context: + this * the best score in its session
 MEMORY_CHUNK_MIN, MEMORY_CHUNK_MAX = 10, 20
-BLOCK = 8 << 20
 SAMPLE_LINES_PER_BLOCK = 128
 SMALL_LOG = 4 << 20          # below this every line is sampled and counted
 SAMPLE_WINDOWS, SAMPLE_WINDOW = 12, 16 << 10  # above it: N and lengths from spread windows
@@ -244,39 +243,10 @@ class Scan:
         # term -> line key -> occurrences; a line's key is its number (rg) or its start offset
         self.tf: dict[str, dict] = {}
         self.offsets: dict = {}  # line key -> a byte offset inside the line
-        # replaced id -> byte offsets of the "replaces" that name it (Python scan); the rg
-        # scan keeps its raw ``offset:"replaces":"id"`` lines and the set of replaced ids, and
-        # looks up one id's replacers only for a line that is read back
-        self.replacers: dict[str, list[int]] = {}
-        self.replaces_raw: bytes | None = None
-        self.replaced: set[bytes] = set()
+        # where ids are named by "replaces" (resolve.StreamingResolution): filled by the same
+        # pass as the terms, from Python's block scan or from ripgrep's output
+        self.resolution = None
         self.sample_lengths: dict[str, list[int]] = {f: [] for f in FIELDS}
-
-    def is_replaced(self, entry_id: str) -> bool:
-        if self.replaces_raw is None:
-            return entry_id in self.replacers
-        return entry_id.encode() in self.replaced
-
-    def replacer_offsets(self, entry_id: str, after: int = -1) -> list[int]:
-        """Byte offsets of the lines that replace ``entry_id`` (at least those after
-        ``after``: rg's lines are in file order, so the search starts where they pass it)."""
-        if self.replaces_raw is None:
-            return self.replacers.get(entry_id, [])
-        raw, needle, found = self.replaces_raw, b':"replaces":"' + entry_id.encode() + b'"\n', []
-        lo, hi = 0, len(raw)
-        while hi - lo > 4096:  # lo: a line start whose offset is <= after (or 0)
-            start = raw.rfind(b"\n", 0, (lo + hi) // 2) + 1
-            if start <= lo:
-                break
-            if int(raw[start:raw.index(b":", start)]) <= after:
-                lo = start
-            else:
-                hi = start
-        i = raw.find(needle, lo)
-        while i != -1:
-            found.append(int(raw[raw.rfind(b"\n", 0, i) + 1:i]))
-            i = raw.find(needle, i + 1)
-        return found
 
 
 def field_text(entry: dict, name: str) -> str:
@@ -327,23 +297,10 @@ def _estimate(path: Path, size: int, scan: Scan) -> None:
 
 def _blocks(path: Path):
     """``(base offset, block)`` pairs of whole lines (the last may lack its newline)."""
-    with open(path, "rb") as fh:
-        carry = b""
-        base = 0
-        while True:
-            chunk = fh.read(BLOCK)
-            if not chunk:
-                if carry:
-                    yield base, carry
-                return
-            data = carry + chunk if carry else chunk
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                carry = data
-                continue
-            yield base, data[:cut]
-            carry = data[cut:]
-            base += cut
+    from .log import Log
+
+    for base, block, end in Log(path, warn=False).blocks():
+        yield base, block[:end] if end < len(block) else block
 
 
 def _count_lines(block: bytes) -> int:
@@ -355,7 +312,6 @@ _WORD_TAIL = re.compile(rb"[\w\x80-\xff]*")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _REPLACES = b'"replaces":"'
 _RG_TERM = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
-_RG_REPLACED = re.compile(rb'^\d+:"replaces":"(.*)"$', re.MULTILINE)
 
 
 def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -> None:
@@ -369,7 +325,10 @@ def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -
 
 def scan_python(path: Path, query_terms: list[str]) -> Scan:
     """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks."""
+    from .resolve import StreamingResolution
+
     scan = Scan(engine="python")
+    named_at: dict[str, list[int]] = {}
     wanted = set(query_terms)
     needles: set[bytes] = set()
     for p in prefixes_of(query_terms):
@@ -395,8 +354,9 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
             j = block.find(b'"', i + len(_REPLACES))
             if j != -1:
                 target = block[i + len(_REPLACES):j].decode("utf-8", "replace")
-                scan.replacers.setdefault(target, []).append(base + i)
+                named_at.setdefault(target, []).append(base + i)
             i = block.find(_REPLACES, i + 1)
+    scan.resolution = StreamingResolution(path, named_at)
     return scan
 
 
@@ -519,8 +479,9 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
         proc.stdout.close()
         if proc.wait() not in (0, 1):  # 1: nothing matched
             return None
-    scan.replaces_raw = out["replaces"]
-    scan.replaced = set(_RG_REPLACED.findall(scan.replaces_raw))
+    from .resolve import StreamingResolution
+
+    scan.resolution = StreamingResolution(path, rg_lines=out["replaces"])
     return scan
 
 
@@ -779,23 +740,6 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
     return start, end, mm[start:end]
 
 
-def _replaced_by(mm, scan: Scan, entry_id: str, line_end: int) -> str | None:
-    """The id of the latest valid entry after this line that replaces ``entry_id``."""
-    import orjson
-
-    for offset in sorted(scan.replacer_offsets(entry_id, line_end), reverse=True):
-        if offset <= line_end:
-            break
-        _, _, raw = _line_at(mm, offset)
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if is_entry(obj) and obj.get("replaces") == entry_id and obj["id"] != entry_id:
-            return obj["id"]
-    return None
-
-
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
          started: Started | None = None) -> list[dict]:
     """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
@@ -891,8 +835,9 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
                 if not is_entry(entry) or not structural.matches(entry):
                     continue
                 scored += 1
-                replacer = (_replaced_by(mm, scan, entry["id"], line_end)
-                            if scan.is_replaced(entry["id"]) else None)
+                resolution = scan.resolution
+                replacer = (resolution.replaced_by(entry["id"], line_end)
+                            if resolution.is_named(entry["id"]) else None)
                 if replacer is not None:
                     if not query.include_replaced:
                         continue

@@ -9,6 +9,7 @@ B stays. A ``replaces`` naming an id that does not exist hides nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -70,32 +71,69 @@ class Resolution:
 class StreamingResolution:
     """The same rule without holding the log in memory.
 
-    One pass over the raw bytes (a regular expression, in C) notes where each id is named by
-    a ``"replaces"``; the caller then streams the log with positions (``Log.located``) and asks
-    :meth:`replaced_by` for each entry. Only when a later line names an entry is that line
+    It knows where each id is named by a ``"replaces"`` (byte offsets, from one pass over the
+    raw bytes: :meth:`scan` with a regular expression, or ripgrep's output in
+    :mod:`zettelclaw.rank`); the caller streams the log with positions (``Log.located``) and
+    asks :meth:`replaced_by` for each entry. Only when a later line names an entry is that line
     read and parsed, to check that it is a valid entry that really replaces it: a torn line,
     or ``"replaces"`` inside some other text, hides nothing.
     """
 
-    def __init__(self, path: Path):
-        import re
-
-        from .log import Log
-
+    def __init__(self, path: Path, named_at: dict[str, list[int]] | None = None, *,
+                 rg_lines: bytes | None = None):
         self.path = path
-        self.named_at: dict[str, list[int]] = {}
-        pattern = re.compile(rb'"replaces"\s*:\s*"([^"\\]{1,200})"')
-        for base, block, end in Log(path, warn=False).blocks():
-            for match in pattern.finditer(block, 0, end):
-                target = match.group(1).decode("utf-8", "replace")
-                self.named_at.setdefault(target, []).append(base + match.start())
+        self.named_at = named_at if named_at is not None else {}
+        # ripgrep's ``offset:"replaces":"id"`` lines, in file order: one id's offsets are
+        # looked up only when a line that it might replace is read
+        self._rg = rg_lines
+        self._rg_named = set(_RG_REPLACED.findall(rg_lines)) if rg_lines is not None else None
         self._map = None
 
+    @classmethod
+    def scan(cls, path: Path) -> StreamingResolution:
+        """One pass over ``path`` with a regular expression (in C) over whole-line blocks."""
+        from .log import Log
+
+        named_at: dict[str, list[int]] = {}
+        for base, block, end in Log(path, warn=False).blocks():
+            for match in _REPLACES.finditer(block, 0, end):
+                target = match.group(1).decode("utf-8", "replace")
+                named_at.setdefault(target, []).append(base + match.start())
+        return cls(path, named_at)
+
+    def is_named(self, entry_id: str) -> bool:
+        """Whether any line names ``entry_id`` in a ``"replaces"`` (cheap; not yet checked)."""
+        if self._rg_named is not None:
+            return entry_id.encode() in self._rg_named
+        return entry_id in self.named_at
+
+    def positions(self, entry_id: str, after: int = -1) -> list[int]:
+        """Offsets of the ``"replaces"`` naming ``entry_id`` (at least those after ``after``)."""
+        if self._rg is None:
+            return self.named_at.get(entry_id, [])
+        if entry_id.encode() not in self._rg_named:
+            return []
+        raw, needle, found = self._rg, b':"replaces":"' + entry_id.encode() + b'"\n', []
+        lo, hi = 0, len(raw)
+        while hi - lo > 4096:  # binary search for a line start whose offset is <= after
+            start = raw.rfind(b"\n", 0, (lo + hi) // 2) + 1
+            if start <= lo:
+                break
+            if int(raw[start:raw.index(b":", start)]) <= after:
+                lo = start
+            else:
+                hi = start
+        i = raw.find(needle, lo)
+        while i != -1:
+            found.append(int(raw[raw.rfind(b"\n", 0, i) + 1:i]))
+            i = raw.find(needle, i + 1)
+        return found
+
     def replaced_by(self, entry_id: str, position: int) -> str | None:
-        """The latest entry after ``position`` (a line's byte offset, see ``Log.located``)
-        that replaces ``entry_id``, if any."""
-        later = [at for at in self.named_at.get(entry_id, ()) if at > position]
-        for at in reversed(later):
+        """The latest valid entry after ``position`` (an offset within or at the end of the
+        entry's line, e.g. its start from ``Log.located``) that replaces ``entry_id``."""
+        later = [at for at in self.positions(entry_id, position) if at > position]
+        for at in sorted(later, reverse=True):
             replacer = self._entry_at(at)
             if (replacer is not None and replacer.get("replaces") == entry_id
                     and replacer["id"] != entry_id):
@@ -114,3 +152,7 @@ class StreamingResolution:
         start = data.rfind(b"\n", 0, at) + 1
         end = data.find(b"\n", at)
         return parse_line(data[start:end if end >= 0 else len(data)])
+
+
+_REPLACES = re.compile(rb'"replaces"\s*:\s*"([^"\\]{1,200})"')
+_RG_REPLACED = re.compile(rb'^\d+:"replaces":"(.*)"$', re.MULTILINE)
