@@ -29,10 +29,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import synth  # noqa: E402
-from common import (
-    BIN,  # noqa: E402
-    tool,  # noqa: E402
-)
+from common import BIN, tool  # noqa: E402
 
 TARGET = 3.0
 
