@@ -81,6 +81,14 @@ def write_log(log_dir: Path, entries, *, raw_tail: bytes = b"") -> Path:
 
 
 @pytest.fixture
+def home(zc_env):
+    """The test's OpenClaw state dir, to write sessions into (tests/openclaw_home.py)."""
+    from tests.openclaw_home import OpenClawHome
+
+    return OpenClawHome(zc_env["state"])
+
+
+@pytest.fixture
 def design_log(log_dir) -> Path:
     return write_log(log_dir, DESIGN_LINES)
 

@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_zettelclaw
-from tests.openclaw_home import OpenClawHome
 from zettelclaw.entries import ID_RE, make_entry
 from zettelclaw.extract import parse_output
 
@@ -43,11 +42,6 @@ def read_log(log_dir: Path) -> list[dict]:
 
 def read_state(log_dir: Path) -> dict:
     return json.loads((log_dir / "state.json").read_text())
-
-
-@pytest.fixture
-def home(zc_env) -> OpenClawHome:
-    return OpenClawHome(zc_env["state"])
 
 
 @pytest.fixture
