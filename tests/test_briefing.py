@@ -300,6 +300,15 @@ def test_a_judged_pair_is_shown_that_night_and_never_asked_again(cli, fake_anthr
     assert len(fake_anthropic.message_requests) == 1
 
 
+def test_the_contradiction_check_counts_in_stats_tokens(cli, fake_anthropic, log_dir, memory):
+    write_log(log_dir, EXAMPLE_LINES)
+    fake_anthropic.reply("1: no")
+    brief(cli)
+    tokens = cli.lines("stats", "--json")[0]["tokens"]
+    assert tokens["briefings"] == 1 and tokens["extractions"] == 0
+    assert tokens["input"] > 0 and tokens["output"] > 0
+
+
 def test_a_pair_judged_consistent_is_not_asked_again(cli, fake_anthropic, log_dir, memory):
     write_log(log_dir, EXAMPLE_LINES)
     fake_anthropic.reply("1: no")

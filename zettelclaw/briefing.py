@@ -515,15 +515,16 @@ def parse_verdicts(text: str, count: int) -> dict[int, bool]:
     return verdicts
 
 
-def judge(pairs: list[Pair], options: Options) -> dict[int, bool]:
-    """Ask the model about ``pairs``; raises ModelError when it cannot be reached."""
+def judge(pairs: list[Pair], options: Options):
+    """Ask the model about ``pairs``: (verdicts, token usage). Raises ModelError when it
+    cannot be reached."""
     from .model import Client, Settings
     from .resources import prompt
 
     settings = Settings.resolve("extraction", model=options.model)
     reply = Client(settings).complete(prompt("contradiction"), contradiction_request(pairs),
                                       max_tokens=64 + 16 * len(pairs))
-    return parse_verdicts(reply.text, len(pairs))
+    return parse_verdicts(reply.text, len(pairs)), reply.usage
 
 
 # --------------------------------------------------------------------------- rendering
@@ -632,6 +633,7 @@ class Result:
     judged: dict[str, dict] = field(default_factory=dict)  # pair key -> state record
     flagged: list[str] = field(default_factory=list)  # keys flagged tonight
     settled: set[str] = field(default_factory=set)  # replaced ids: their pairs are forgotten
+    usage: object = None  # model.Usage of the contradiction check, when the model was asked
 
     @property
     def changed(self) -> bool:
@@ -677,6 +679,7 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     flags = _recent_flags(records, snapshot)
     judged: dict[str, dict] = {}
     flagged: list[str] = []
+    usage = None
     if options.use_model and not os.environ.get("ANTHROPIC_API_KEY"):
         notes.append("ANTHROPIC_API_KEY is not set, so no new contradictions were looked for; "
                      "every other section is complete (--no-llm skips this note)")
@@ -686,7 +689,7 @@ def build(options: Options, log_path: Path | None = None) -> Result:
             from .errors import ModelError
 
             try:
-                verdicts = judge(pairs, options)
+                verdicts, usage = judge(pairs, options)
             except ModelError as exc:
                 verdicts = None
                 warnings.append(f"contradiction check skipped: {exc}")
@@ -710,7 +713,7 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot))
     after = splice(before, rendered.block)
     return Result(rendered.block, memory, before, after, rendered, notes, warnings, judged,
-                  flagged, snapshot.replaced)
+                  flagged, snapshot.replaced, usage)
 
 
 def _remembered() -> dict[str, dict]:
@@ -758,12 +761,17 @@ def write(result: Result) -> bool:
     changed = after != current
     if changed:
         atomic_write(memory, after, mode=None if memory.exists() else 0o644)
-    if result.judged:
+    if result.judged or result.usage:
         from .state import transaction
 
         with transaction() as state:
-            section = state.section(STATE_SECTION)
-            section.update(result.judged)
-            for key in [k for k in section if result.settled.intersection(k.split(">"))]:
-                del section[key]  # one side was replaced since: the pair is settled
+            if result.judged:
+                section = state.section(STATE_SECTION)
+                section.update(result.judged)
+                for key in [k for k in section if result.settled.intersection(k.split(">"))]:
+                    del section[key]  # one side was replaced since: the pair is settled
+            if result.usage:  # the model's tokens count with extraction's in `stats`
+                totals = state.section("usage")
+                totals.update((type(result.usage).from_dict(totals) + result.usage).as_dict())
+                totals["briefings"] = int(totals.get("briefings", 0)) + 1
     return changed

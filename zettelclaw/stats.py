@@ -40,5 +40,6 @@ def collect() -> dict:
             "inProgress": len(state.section("claims")),
         },
         "tokens": {**Usage.from_dict(usage).as_dict(),
-                   "extractions": int(usage.get("extractions", 0))},
+                   "extractions": int(usage.get("extractions", 0)),
+                   "briefings": int(usage.get("briefings", 0))},
     }

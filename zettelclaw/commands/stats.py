@@ -43,4 +43,5 @@ def register(app: typer.Typer) -> None:
                   f"({s['permanentlyFailed']} for good), {s['inProgress']} in progress")
         out.print(f"Tokens: {t['input']:,} input, {t['output']:,} output, "
                   f"{t['cacheRead']:,} cache read, {t['cacheCreation']:,} cache write "
-                  f"over {t.get('extractions', 0)} model extraction(s)")
+                  f"over {t.get('extractions', 0)} extraction(s) and "
+                  f"{t.get('briefings', 0)} briefing contradiction check(s)")
