@@ -101,3 +101,21 @@ def test_file_modes_after_write_and_rename(log_dir, cli):
     assert stat.S_IMODE(os.stat(log_dir).st_mode) == 0o700
     for name in ("log.jsonl", "subjects.json"):
         assert stat.S_IMODE(os.stat(log_dir / name).st_mode) == 0o600, name
+
+
+def test_a_temp_file_left_by_a_killed_writer_is_cleared_by_the_next_write(tmp_path):
+    """SIGKILL between an atomic write's temp file and its rename leaves the temp file; the
+    next write of the same file removes it, but never the temp file of a writer still running."""
+    from zettelclaw.fsutil import atomic_write
+
+    target = tmp_path / "MEMORY.md"
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid whose process is gone
+    orphan = tmp_path / f".MEMORY.md.{dead.pid}.abc123.tmp"
+    orphan.write_text("half a briefing")
+    running = tmp_path / f".MEMORY.md.{os.getpid()}.def456.tmp"
+    running.write_text("another writer's, mid-write")
+    atomic_write(target, "whole\n")
+    assert target.read_text() == "whole\n"
+    assert not orphan.exists()
+    assert running.exists()

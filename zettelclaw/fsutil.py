@@ -75,7 +75,9 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
             mode = FILE_MODE
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    _remove_orphaned_temp_files(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                               dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -88,6 +90,32 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
             os.unlink(tmp)
         raise
     fsync_dir(directory)
+
+
+def _remove_orphaned_temp_files(path: Path) -> None:
+    """Temp files of ``path`` left by an :func:`atomic_write` that was killed (SIGKILL, power
+    loss) before its rename. Their names carry the writer's pid: a file whose writer is gone
+    is removed; one whose writer still runs is that writer's, and stays."""
+    prefix, suffix = f".{path.name}.", ".tmp"
+    with contextlib.suppress(OSError):
+        for name in os.listdir(path.parent):
+            if not (name.startswith(prefix) and name.endswith(suffix)):
+                continue
+            pid = name[len(prefix):].partition(".")[0]
+            if pid.isdigit() and not pid_alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.unlink(path.parent / name)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` (on this host) still runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, someone else's
+        return True
+    return True
 
 
 def fsync_dir(directory: Path) -> None:
