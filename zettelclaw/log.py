@@ -225,7 +225,8 @@ class Log:
             yield entry
 
     def reversed(self) -> Iterator[dict]:
-        """Valid entries newest first, reading the file backwards in blocks."""
+        """Valid entries last appended first (not necessarily latest-dated), reading the file
+        backwards in blocks."""
         for line in reverse_lines(self.path):
             entry = parse_line(line)
             if entry is not None:

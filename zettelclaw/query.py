@@ -7,13 +7,13 @@ about as much as reading the file once.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from .clock import parse_ts
+from .clock import parse_ts, sort_key
 from .errors import UsageError
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*(?:ago)?\s*$", re.I)
@@ -153,9 +153,26 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True):
         yield pos, entry
 
 
+def latest(located, limit: int) -> list[tuple[int, dict]]:
+    """The ``limit`` latest-dated of ``(position, entry)`` pairs, oldest first.
+
+    By the entries' timestamps (when their conversations happened), not their place in the
+    file: a late extraction appends older-dated entries at the end. Equal timestamps keep file
+    order; an entry without a readable timestamp counts as the oldest.
+    """
+    top = heapq.nlargest(limit, located, key=_date_order)
+    top.reverse()
+    return top
+
+
+def _date_order(item: tuple[int, dict]) -> tuple[str, int]:
+    return sort_key(item[1].get("timestamp")), item[0]
+
+
 def run(query: Query, path: Path | None = None) -> list[dict]:
-    """Matching entries in log order; with a limit, the most recent ``limit`` of them."""
-    results = deque(maxlen=query.limit) if query.limit else []
-    for _, entry in scan(query, path):
-        results.append(entry)
-    return list(results)
+    """Matching entries in log order; with a limit, the ``limit`` latest-dated of them (still
+    in log order, so a limited listing is a part of the unlimited one)."""
+    if query.limit:
+        chosen = sorted(latest(scan(query, path), query.limit), key=lambda item: item[0])
+        return [entry for _, entry in chosen]
+    return [entry for _, entry in scan(query, path)]
