@@ -75,6 +75,7 @@ def test_log_ties_keep_file_order_and_replaced_entries_are_marked(log_dir, cli):
     shown = cli.lines("log", "-n", "2", "--json")
     assert ids(shown) == ["TieFirst0001", "TieSecnd0001"]
     assert shown[0]["replacedBy"] == "TieCorr00001"  # positional, whatever the dates
+    assert ids(cli.lines("log", "-n", "1", "--json")) == ["TieSecnd0001"]
 
 
 def test_search_limit_keeps_the_latest_dated(swept_log, cli):
@@ -154,3 +155,34 @@ def test_the_contradiction_flag_names_the_later_dated_entry_as_the_newer(
     assert got["Contradictions"] == [
         'auth-migration: "Synchronous retries with 5 max" (2026-02-10, oLdRetries01) may '
         'conflict with "Queue-based retries with 3 max" (2026-11-20, nEwRetries01)']
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_log_n_agrees_with_sorting_the_whole_log_by_date(log_dir, cli, seed):
+    """Over a log larger than the blocks it is read in: dates mostly in order, some late
+    sweeps of older conversations, the latest dates early in the file, ties, hand-written
+    timestamps in other forms, a blank line and a torn last line."""
+    import random
+
+    rng = random.Random(seed)
+    entries = []
+    for n in range(3000):
+        day = 1 + n * 300 // 3000 if rng.random() > 0.1 else rng.randint(1, 300)
+        month, mday, hour = 1 + (day - 1) // 28, 1 + (day - 1) % 28, rng.randint(0, 2)
+        stamp = f"2026-{month:02d}-{mday:02d}T{hour:02d}:00:00Z"
+        entries.append(entry("fact", f"entry {n} " + "w" * rng.randint(10, 200), stamp,
+                             id=f"E{seed}x{n:09d}"))
+    entries[rng.randint(0, 200)]["timestamp"] = "2026-12-31T23:00:00+00:00"  # the latest, early
+    entries[rng.randint(300, 900)]["timestamp"] = "2026-12-31T23:00:00.5Z"  # the same second
+    entries[rng.randint(1000, 1500)]["timestamp"] = "2026-12-31T22:59:59Z"
+    path = write_log(log_dir, entries[:1600])
+    with open(path, "ab") as fh:
+        fh.write(b"\n")
+    write_log(log_dir, entries[1600:], raw_tail=b'{"id":"torn","timestamp":"2027-01-01T00:00:00Z"')
+
+    from zettelclaw.clock import sort_key
+
+    ranked = sorted(range(len(entries)), key=lambda i: (sort_key(entries[i]["timestamp"]), i))
+    for count in (1, 5, 40):
+        expected = [entries[i]["id"] for i in ranked[-count:]]
+        assert ids(cli.lines("log", "-n", str(count), "--json")) == expected

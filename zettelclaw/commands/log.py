@@ -20,8 +20,7 @@ def register(app: typer.Typer) -> None:
         By when their conversations happened, not by their place in the file (a late
         extraction appends older entries at the end); equal dates keep file order.
         """
-        from ..query import Query, latest, scan
+        from ..query import latest_entries
         from ..render import emit_entries
 
-        recent = latest(scan(Query(include_replaced=True)), count)
-        emit_entries([entry for _, entry in recent], as_json, empty_message="The log is empty.")
+        emit_entries(latest_entries(count), as_json, empty_message="The log is empty.")
