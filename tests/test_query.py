@@ -98,8 +98,9 @@ def test_since_and_until_take_dates_and_relative_forms(full_log, cli):
     assert recent == []  # every fixture entry is older than a week
 
 
-def test_limit_keeps_the_most_recent(full_log, cli):
-    assert ids(cli.lines("search", "--limit", "2")) == ["Qa1bC_2dEf3G", "Wh1sP_3rStT4"]
+def test_limit_keeps_the_latest_dated(full_log, cli):
+    # the January whisper fact is the last line, not one of the two latest entries
+    assert ids(cli.lines("search", "--limit", "2")) == ["Dw9sN_2qXk7Z", "Qa1bC_2dEf3G"]
 
 
 def test_bad_filter_values_are_usage_errors(full_log, cli):

@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from .clock import format_ts, parse_ts
+from .clock import format_ts, parse_ts, sort_key
 from .errors import UsageError, ZettelclawError
 
 TYPE_CHECKING = False
@@ -255,10 +255,7 @@ def _dashed(key: str) -> str:
 
 def _ts_key(value) -> str | None:
     """A timestamp as a sortable ``YYYY-MM-DDTHH:MM:SSZ`` string (None when unreadable)."""
-    if isinstance(value, str) and len(value) == 20 and value[10] == "T" and value[19] == "Z":
-        return value
-    moment = parse_ts(value)
-    return format_ts(moment) if moment is not None else None
+    return sort_key(value) or None
 
 
 def one_line(text, limit: int = ITEM_CHARS) -> str:

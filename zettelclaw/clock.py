@@ -24,3 +24,12 @@ def parse_ts(value) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def sort_key(value) -> str:
+    """A timestamp as a string that sorts in time order (``YYYY-MM-DDTHH:MM:SSZ``); "" (before
+    everything) when unreadable. The log's own form is returned as is, without parsing."""
+    if type(value) is str and len(value) == 20 and value[10] == "T" and value[19] == "Z":
+        return value
+    moment = parse_ts(value)
+    return format_ts(moment) if moment is not None else ""

@@ -225,7 +225,8 @@ class Log:
             yield entry
 
     def reversed(self) -> Iterator[dict]:
-        """Valid entries newest first, reading the file backwards in blocks."""
+        """Valid entries last appended first (not necessarily latest-dated), reading the file
+        backwards in blocks."""
         for line in reverse_lines(self.path):
             entry = parse_line(line)
             if entry is not None:
@@ -251,6 +252,13 @@ class Log:
 
 def reverse_lines(path: str | Path) -> Iterator[bytes]:
     """Lines of ``path`` from last to first, without reading the whole file."""
+    for _, line in reverse_located(path):
+        yield line
+
+
+def reverse_located(path: str | Path, *, whole_blocks: bool = False) -> Iterator:
+    """``(offset where the line starts, line)`` from last to first, blank lines skipped; with
+    ``whole_blocks``, ``(offset, bytes)`` of runs of whole lines (no final newline) instead."""
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
@@ -264,13 +272,22 @@ def reverse_lines(path: str | Path) -> Iterator[bytes]:
             pos -= size
             fh.seek(pos)
             block = fh.read(size) + rest
-            parts = block.split(b"\n")
-            rest = parts[0]
-            for line in reversed(parts[1:]):
+            cut = block.find(b"\n")
+            if cut < 0:
+                rest = block
+                continue
+            rest = block[:cut]
+            if whole_blocks:
+                yield pos + cut + 1, block[cut + 1:]
+                continue
+            end = pos + len(block)
+            for line in reversed(block[cut + 1:].split(b"\n")):
+                start = end - len(line)
                 if line.strip():
-                    yield line
+                    yield start, line
+                end = start - 1
         if rest.strip():
-            yield rest
+            yield 0, rest
 
 
 def _ends_torn(fd: int) -> bool:

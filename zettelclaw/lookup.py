@@ -7,14 +7,23 @@ from .entries import looks_like_id
 from .errors import NotFoundError, UsageError
 
 SESSION_PREFIX = "session:"
+# a page of a transcript: on 2026.9 one sessionId holds every conversation since install
+PAGE_LINES = 200
+PAGE_CHARS = 16_000  # without --lines a page also stops before this many characters
 
 
 def get(target: str, *, history: bool = False, start: int | None = None,
-        count: int | None = None, agent: str | None = None):
+        count: int | None = None, agent: str | None = None, transcript: bool = False):
     """``("entries", [entry...])``, ``("session", {...})`` or ``("file", {...})``."""
     target = target.strip()
+    if transcript:
+        if history:
+            raise UsageError("--transcript and --history do not go together")
+        if target.startswith(SESSION_PREFIX) or not looks_like_id(target):
+            raise UsageError("--transcript takes an entry id: the conversation it came from")
+        return "session", entry_transcript(target, agent, start, count)
     if target.startswith(SESSION_PREFIX):
-        return "session", session(target[len(SESSION_PREFIX):], agent)
+        return "session", session(target[len(SESSION_PREFIX):], agent, start, count)
     if looks_like_id(target) and not target.endswith(".md"):
         return "entries", entry_chain(target) if history else [entry(target)]
     from . import memoryfiles
@@ -52,7 +61,65 @@ def entry_chain(entry_id: str) -> list[dict]:
     return chain
 
 
-def session(session_id: str, agent: str | None = None) -> dict:
+def session(session_id: str, agent: str | None = None, start: int | None = None,
+            count: int | None = None) -> dict:
+    """A page of every conversation of a session, rendered as ``User:/Assistant:`` lines."""
+    ref, segments = _read(session_id, agent)
+    lines = []
+    for seg in segments:
+        if len(segments) > 1:
+            lines.append(f"--- conversation {seg.index + 1} ---")
+        lines.extend(_message_lines(seg))
+    return {"session": ref.session_id, "agent": ref.agent_id, "sessionKey": ref.session_key,
+            **page(lines, start, count)}
+
+
+def entry_transcript(entry_id: str, agent: str | None = None, start: int | None = None,
+                     count: int | None = None) -> dict:
+    """A page of the conversation an entry came from (see :func:`conversation_of`)."""
+    found = entry(entry_id)
+    session_id = found.get("session")
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise NotFoundError(f"entry {entry_id} names no session (written by hand?)")
+    ref, segments = _read(session_id, agent)
+    if not segments:
+        raise NotFoundError(f"session {session_id} of entry {entry_id} holds no conversation")
+    chosen = conversation_of(found, segments)
+    return {"session": ref.session_id, "agent": ref.agent_id, "sessionKey": ref.session_key,
+            "entry": entry_id, "conversation": segments.index(chosen) + 1,
+            "conversations": len(segments), **page(_message_lines(chosen), start, count)}
+
+
+def conversation_of(found: dict, segments: list):
+    """The segment an entry was extracted from.
+
+    An entry is dated with the time of its conversation's last message: the segment whose last
+    message has that time (to the second). Else (a conversation extracted while it went on, or
+    an older log dated at extraction time) the segment whose messages span the time, else the
+    latest one that ended at or before it, else the first.
+    """
+    from .clock import sort_key
+
+    stamp = sort_key(found.get("timestamp"))
+    spans = []
+    for seg in segments:
+        times = [sort_key(m.timestamp) for m in seg.messages if m.timestamp]
+        times = [t for t in times if t]
+        spans.append((min(times), max(times)) if times else ("", ""))
+    if stamp:
+        for seg, (_, last) in zip(segments, spans, strict=True):
+            if last == stamp:
+                return seg
+        for seg, (first, last) in zip(segments, spans, strict=True):
+            if first and first <= stamp <= last:
+                return seg
+        ended = [(last, n) for n, (_, last) in enumerate(spans) if last and last <= stamp]
+        if ended:
+            return segments[max(ended)[1]]
+    return segments[0]
+
+
+def _read(session_id: str, agent: str | None):
     session_id = session_id.strip()
     if not session_id or "/" in session_id or "\\" in session_id or ".." in session_id \
             or session_id.startswith("."):
@@ -60,18 +127,35 @@ def session(session_id: str, agent: str | None = None) -> dict:
     from . import transcripts
 
     ref = transcripts.find_session(session_id, agent)
-    segments = transcripts.read_segments(ref)
-    return {
-        "session": ref.session_id,
-        "agent": ref.agent_id,
-        "sessionKey": ref.session_key,
-        "segments": [
-            {"index": seg.index,
-             "messages": [{"role": m.role, "text": m.text, "timestamp": m.timestamp}
-                          for m in seg.messages]}
-            for seg in segments
-        ],
-    }
+    return ref, transcripts.read_segments(ref)
+
+
+def _message_lines(segment) -> list[str]:
+    from .transcripts import render
+
+    return render(segment.messages).split("\n") if segment.messages else []
+
+
+def page(lines: list[str], start: int | None, count: int | None) -> dict:
+    """Lines ``start`` (1-based) on: ``count`` of them, or by default at most PAGE_LINES and
+    PAGE_CHARS (always at least one line). ``next`` is the first line of the next page."""
+    if start is not None and start < 1:
+        raise UsageError("--from must be 1 or more")
+    if count is not None and count < 1:
+        raise UsageError("--lines must be 1 or more")
+    first = start or 1
+    if count is not None:
+        chosen = lines[first - 1:first - 1 + count]
+    else:
+        chosen, size = [], 0
+        for line in lines[first - 1:first - 1 + PAGE_LINES]:
+            size += len(line) + 1
+            if chosen and size > PAGE_CHARS:
+                break
+            chosen.append(line)
+    end = first - 1 + len(chosen)
+    return {"from": first, "lines": len(chosen), "totalLines": len(lines),
+            "next": end + 1 if end < len(lines) else None, "text": "\n".join(chosen)}
 
 
 def format_entry(entry: dict) -> str:
@@ -82,11 +166,12 @@ def format_entry(entry: dict) -> str:
 
 
 def format_session(result: dict) -> str:
-    out = []
-    for seg in result["segments"]:
-        if len(result["segments"]) > 1:
-            out.append(f"--- conversation {seg['index'] + 1} ---")
-        for message in seg["messages"]:
-            who = "User" if message["role"] == "user" else "Assistant"
-            out.append(f"{who}: {message['text']}")
-    return "\n".join(out)
+    """The page's text; when more follows, a last line says how to read it."""
+    text = result["text"]
+    if result.get("next"):
+        last = result["from"] + result["lines"] - 1
+        again = (f"zettelclaw get {result['entry']} --transcript" if result.get("entry")
+                 else f"zettelclaw get session:{result['session']}")
+        text += (f"\n[lines {result['from']}-{last} of {result['totalLines']}; "
+                 f"more: {again} --from {result['next']}]")
+    return text

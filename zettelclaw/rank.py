@@ -46,6 +46,7 @@ import re
 import sys
 from collections.abc import Iterable
 
+from .clock import sort_key
 from .log import is_entry
 
 TYPE_CHECKING = False
@@ -813,7 +814,8 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
                 approx[key] += part[n]
         # (with structured filters every candidate stays in line: most may not pass them)
         shortlist = len(approx) if has_filters(query) else min(len(approx), EXACT_LIMIT * 4)
-        # (``approx`` is in file order: reversed, a stable sort puts the most recent first)
+        # (``approx`` is in file order: reversed, a stable sort puts the last appended first;
+        # dates are unknown before parsing, and the final order breaks ties by date)
         ordered = sorted(reversed(approx), key=approx.__getitem__, reverse=True)[:shortlist]
         wanted = set(query_terms)
         prefixes = tuple(prefixes_of(query_terms))
@@ -916,5 +918,6 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
             if scan.estimated:  # N and the field lengths from a sample of a large log
                 item["explain"]["estimated"] = True
         results.append((total, item))
-    results.sort(key=lambda pair: -pair[0])
+    # equal scores: the later-dated first (the log is not in time order)
+    results.sort(key=lambda pair: (pair[0], sort_key(pair[1].get("timestamp"))), reverse=True)
     return [item for _, item in results[:limit]]

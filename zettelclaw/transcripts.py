@@ -24,7 +24,10 @@ blocks (both roles), the inbound channel metadata envelopes (``Conversation info
 metadata):`` + fenced JSON, ``Sender (...)``, the ``[Wed 2026-03-11 23:51 PDT]`` timestamp
 prefix), generated user turns (``System: [...]`` wrappers, ``[cron:...]`` prompts, the heartbeat
 and ``/new`` start-up prompts, exec completions), inter-session and internal-system inputs, and
-``HEARTBEAT_OK`` / ``NO_REPLY`` replies. Images become ``[image]``.
+``HEARTBEAT_OK`` / ``NO_REPLY`` replies. Images become ``[image]``. And zettelclaw's own
+additions: every ``<zettelclaw-memory>`` (or any ``<zettelclaw-NAME>``) block the plugin put before
+the user's message, which OpenClaw 2026.2 stores inside it (both roles; a block left open runs to
+the end of the message), so memory never extracts itself.
 
 Transcripts are streamed: a file is read line by line and a database cursor row by row, so a
 100 MB transcript costs the text it holds, not its size in dicts.
@@ -137,6 +140,16 @@ _LEADING_TS_RE = re.compile(r"^\[[A-Za-z]{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}[^\]\n
 _SENTINEL_LINE_RE = re.compile(r"^\s*(?:\[[^\]\n]+\]\s*)?(.*?)\s*$")
 _MESSAGE_ID_LINE_RE = re.compile(r"^\s*\[message_id:\s*[^\]]+\]\s*$", re.IGNORECASE)
 
+# what zettelclaw itself puts before the user's message (hooks/openclaw-plugin/lib/handoff.js
+# frames the handoff as <zettelclaw-memory>...</zettelclaw-memory>); OpenClaw 2026.2 stores it
+# inside the user's message. Any <zettelclaw-NAME> block is ours: memory must never read itself.
+ZETTELCLAW_TAG_PREFIX = "zettelclaw-"
+MEMORY_TAG = ZETTELCLAW_TAG_PREFIX + "memory"
+_OWN_BLOCK_RE = re.compile(
+    r"\s*<\s*(" + re.escape(ZETTELCLAW_TAG_PREFIX) + r"[a-z0-9_-]+)\b[^>]*>"  # the opening tag
+    r"(?:.*?<\s*/\s*\1\s*>|.*\Z)\s*",  # to its closing tag, or (left open) to the end
+    re.IGNORECASE | re.DOTALL)
+
 # user turns OpenClaw generated itself
 _GENERATED_USER_RE = re.compile(
     r"^(?:System(?: \(untrusted\))?: \[[^\]]+\]"  # system event wrappers
@@ -237,9 +250,23 @@ def strip_inbound_metadata(text: str) -> str:
     return _LEADING_TS_RE.sub("", "\n".join(out).strip(), count=1)
 
 
+def strip_own_blocks(text: str) -> str:
+    """Remove every block zettelclaw injected (``<zettelclaw-memory>`` and any other
+    ``<zettelclaw-NAME>``), wherever it sits; one left open runs to the end of the text."""
+    if "<" not in text or ZETTELCLAW_TAG_PREFIX not in text.lower():
+        return text
+    return _OWN_BLOCK_RE.sub(_rejoin, text).strip()
+
+
+def _rejoin(match: re.Match) -> str:
+    """What stands in for a removed block: nothing at an edge, a paragraph break between words."""
+    whole = match.string
+    return "" if match.start() == 0 or match.end() == len(whole) else "\n\n"
+
+
 def clean_text(text: str, role: str) -> str:
     """The words of one message as the human or the assistant meant them ("" when none)."""
-    text = strip_runtime_context(text)
+    text = strip_own_blocks(strip_runtime_context(text))
     if role == USER:
         text = strip_inbound_metadata(text).strip()
         if _GENERATED_USER_RE.match(text):

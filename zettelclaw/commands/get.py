@@ -17,19 +17,27 @@ def register(app: typer.Typer) -> None:
             help="An entry id, session:<sessionId>, MEMORY.md or memory/<file>.md.")],
         history: Annotated[bool, typer.Option(
             "--history", help="For an entry: its whole replacement chain.")] = False,
+        transcript: Annotated[bool, typer.Option(
+            "--transcript", help="For an entry: the conversation it came from.")] = False,
         from_: Annotated[Optional[int], typer.Option(
-            "--from", help="For a file: first line (1-based).")] = None,
+            "--from", help="For a file or a conversation: first line (1-based).")] = None,
         lines: Annotated[Optional[int], typer.Option(
-            "--lines", help="For a file: number of lines.")] = None,
+            "--lines", help="For a file or a conversation: number of lines (a conversation: "
+                            "200 lines or about 16 KB at a time by default).")] = None,
         agent: Annotated[Optional[str], typer.Option(
             "--agent", help="For session: the OpenClaw agent id.")] = None,
         as_json: JsonOption = False,
     ) -> None:
-        """Read one thing from memory: an entry, a transcript or MEMORY.md."""
+        """Read one thing from memory: an entry, a conversation or MEMORY.md.
+
+        ``get ID --transcript`` shows the conversation the entry came from; ``get session:ID``
+        every conversation of that session. Both come a page at a time (``--from``, ``--lines``).
+        """
         from .. import lookup
         from ..render import emit_json, emit_json_lines, want_json
 
-        kind, result = lookup.get(target, history=history, start=from_, count=lines, agent=agent)
+        kind, result = lookup.get(target, history=history, start=from_, count=lines, agent=agent,
+                                  transcript=transcript)
         if kind == "entries":  # data: JSON Lines when piped
             if want_json(as_json):
                 emit_json_lines(result)

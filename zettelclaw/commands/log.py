@@ -1,4 +1,4 @@
-"""``zettelclaw log``: the most recent entries, for people."""
+"""``zettelclaw log``: the latest-dated entries, for people."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ def register(app: typer.Typer) -> None:
         count: Annotated[int, typer.Option("-n", "--count", min=1, help="How many entries.")] = 20,
         as_json: JsonOption = False,
     ) -> None:
-        """Show the last N entries, oldest first (replaced ones marked)."""
-        from itertools import islice
+        """Show the N latest-dated entries, oldest first (replaced ones marked).
 
-        from .. import paths
-        from ..log import Log
+        By when their conversations happened, not by their place in the file (a late
+        extraction appends older entries at the end); equal dates keep file order.
+        """
+        from ..query import latest_entries
         from ..render import emit_entries
 
-        recent = list(islice(Log(paths.log_path()).reversed(), count))[::-1]
-        emit_entries(recent, as_json, empty_message="The log is empty.")
+        emit_entries(latest_entries(count), as_json, empty_message="The log is empty.")

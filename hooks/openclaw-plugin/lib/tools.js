@@ -65,17 +65,24 @@ export const GET_PARAMETERS = {
     path: {
       type: "string",
       description: "A log entry id (12 characters, e.g. r7Wp3nKx_mZe), session:<sessionId> "
-        + "for the conversation an entry came from, or a memory file: MEMORY.md, memory/<file>.md.",
+        + "for a whole session's conversations, or a memory file: MEMORY.md, memory/<file>.md.",
+    },
+    transcript: {
+      type: "boolean",
+      description: "With an entry id as path: read the conversation that entry came from "
+        + "(only that one, not the whole session). Default false: the entry itself.",
     },
     from: {
       type: "number",
       minimum: 1,
-      description: "For a file: first line to read (1-based).",
+      description: "For a file or a conversation: first line to read (1-based). A conversation "
+        + "is read 200 lines (or about 16 KB) at a time; the result's `next` is the from of the "
+        + "following page (null at the end).",
     },
     lines: {
       type: "number",
       minimum: 1,
-      description: "For a file: how many lines to read.",
+      description: "For a file or a conversation: how many lines to read.",
     },
   },
 };
@@ -91,8 +98,10 @@ const SEARCH_DESCRIPTION = [
 
 const GET_DESCRIPTION = [
   "Read one thing from memory: a log entry by its id (with replacedBy when it was corrected),",
-  "the original conversation of a session (path session:<sessionId>, from an entry's session",
-  "field), or lines of MEMORY.md / memory/*.md (from, lines). Use after memory_search.",
+  "the conversation an entry came from (path: the entry id, transcript: true), every",
+  "conversation of a session (path session:<sessionId>, from an entry's session field), or",
+  "lines of MEMORY.md / memory/*.md. Conversations and files come a page at a time (from,",
+  "lines; `next` says where the next page starts). Use after memory_search.",
 ].join(" ");
 
 function integer(value, min, max) {
@@ -126,6 +135,7 @@ export function getArgs(params = {}) {
   const target = text(params.path);
   if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
   const args = ["get", "--json"];
+  if (params.transcript === true) args.push("--transcript");
   const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
   const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
   if (from !== undefined) args.push("--from", String(from));
@@ -271,7 +281,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
       const values = parseJsonLines(result.stdout);
       let details;
       if (values.length === 1 && values[0] && !values[0].id) {
-        details = values[0]; // a file ({path, text, ...}) or a session ({session, segments})
+        details = values[0]; // a file ({path, text, ...}) or a conversation ({session, text, next, ...})
       } else {
         details = { entries: values };
       }

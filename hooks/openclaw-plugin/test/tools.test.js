@@ -51,7 +51,9 @@ test("tool definitions: names, labels, JSON Schema parameters with the design's 
   assert.deepEqual(search.parameters.properties.type.enum,
     ["task", "fact", "decision", "question", "handoff"]);
   const get = tools.memory_get;
-  assert.deepEqual(Object.keys(get.parameters.properties).sort(), ["from", "lines", "path"]);
+  assert.deepEqual(Object.keys(get.parameters.properties).sort(),
+    ["from", "lines", "path", "transcript"]);
+  assert.equal(get.parameters.properties.transcript.type, "boolean");
   assert.deepEqual(get.parameters.required, ["path"]);
   for (const tool of [search, get]) {
     // 2026.9's Tool Search would otherwise hide them behind tool_search / tool_call
@@ -212,13 +214,32 @@ test("memory_get of an entry id returns the entry (with replacedBy when correcte
   assert.deepEqual(fake.records("finished")[0].argv, ["get", "--json", "--", DECISION.id]);
 });
 
-test("memory_get of session:<id> returns the conversation", async () => {
-  const session = {
+test("memory_get of session:<id> returns a page of its conversations, from and lines passed on", async () => {
+  const page = {
     session: "abc12345", agent: "main", sessionKey: "agent:main:main",
-    segments: [{ index: 0, messages: [{ role: "user", text: "hi", timestamp: null }] }],
+    from: 201, lines: 2, totalLines: 240, next: 203, text: "User: hi\nAssistant: hello",
   };
-  const { tools } = setup({ behavior: { get: { stdout: `${JSON.stringify(session)}\n` } } });
-  assert.deepEqual(parsed(await tools.memory_get.execute("c", { path: "session:abc12345" })), session);
+  const { fake, tools } = setup({ behavior: { get: { stdout: `${JSON.stringify(page)}\n` } } });
+  const details = parsed(await tools.memory_get.execute("c", { path: "session:abc12345", from: 201, lines: 2 }));
+  assert.deepEqual(details, page);
+  assert.deepEqual(fake.records("finished")[0].argv,
+    ["get", "--json", "--from", "201", "--lines", "2", "--", "session:abc12345"]);
+});
+
+test("memory_get with transcript: true reads the conversation an entry came from", async () => {
+  const page = {
+    session: "abc12345", agent: "main", sessionKey: "agent:main:main", entry: DECISION.id,
+    conversation: 2, conversations: 3, from: 1, lines: 2, totalLines: 2, next: null,
+    text: "User: use a queue\nAssistant: queue it is",
+  };
+  const { fake, tools } = setup({ behavior: { get: { stdout: `${JSON.stringify(page)}\n` } } });
+  const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id, transcript: true }));
+  assert.deepEqual(details, page);
+  assert.deepEqual(fake.records("finished")[0].argv,
+    ["get", "--json", "--transcript", "--", DECISION.id]);
+  // anything but a literal true leaves it off
+  await tools.memory_get.execute("c", { path: DECISION.id, transcript: "yes" });
+  assert.deepEqual(fake.records("finished")[1].argv, ["get", "--json", "--", DECISION.id]);
 });
 
 test("memory_get throws when zettelclaw cannot find it", async () => {
