@@ -120,7 +120,8 @@ def _find_latest(fh, path: str) -> tuple[int, dict] | None:
 
     inode = os.fstat(fh.fileno()).st_ino
     pointer = _read_pointer(os.path.join(os.path.dirname(path), "state.json"))
-    if pointer is not None and _pointer_holds(fh, pointer, inode):
+    if pointer is not None and _pointer_holds(fh, pointer, inode) \
+            and os.fstat(fh.fileno()).st_size - pointer["size"] <= _BLOCK:
         size = pointer["size"]
         candidates = {}
         if pointer["id"] is not None:
@@ -316,8 +317,7 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
     # id -> [(offset, entry)] of the lines replacing it, newest first; every line after the
     # handoff may correct one of them, and so may the lines between them and the handoff
     replaced_by: dict[str, list] = {}
-    fh.seek(pos)
-    _collect_replacements(fh.read(), pos, replaced_by)
+    _collect_replacements(fh, pos, replaced_by)
     own: list[tuple[int, dict]] = []
     for at, line in reversed(_lines_before(fh, pos, _RELATED_WINDOW)):  # newest first
         entry = _parse(line)
@@ -349,17 +349,29 @@ def _note(replaced_by: dict, at: int, entry: dict) -> None:
         replaced_by.setdefault(target, []).append((at, entry))
 
 
-def _collect_replacements(data: bytes, base: int, replaced_by: dict) -> None:
-    """Every valid line of ``data`` (at offset ``base``) that replaces something, newest
-    first, into ``replaced_by``."""
-    at = data.rfind(_REPLACES)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        entry = _parse(data[start:end if end >= 0 else len(data)])
-        if entry is not None:
-            _note(replaced_by, base + start, entry)
-        at = data.rfind(_REPLACES, 0, start)
+def _collect_replacements(fh, pos: int, replaced_by: dict) -> None:
+    """Every valid line from offset ``pos`` on that replaces something, newest first, into
+    ``replaced_by`` (read in blocks: the handoff may lie far back)."""
+    fh.seek(pos)
+    base, rest = pos, b""
+    while True:
+        chunk = fh.read(_BLOCK)
+        data = rest + chunk
+        stop = data.rfind(b"\n") + 1 if chunk else len(data)
+        at = data.find(_REPLACES, 0, stop)
+        while at >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at, stop)
+            end = end if end >= 0 else stop
+            entry = _parse(data[start:end])
+            if entry is not None:
+                _note(replaced_by, base + start, entry)
+            at = data.find(_REPLACES, end, stop)
+        if not chunk:
+            break
+        rest, base = data[stop:], base + stop
+    for versions in replaced_by.values():
+        versions.reverse()
 
 
 def _head(at: int, entry: dict, replaced_by: dict) -> dict:
