@@ -331,8 +331,11 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
     tasks: list[dict] = []
     decisions: list[dict] = []
     shown: set[str] = set()
-    for at, entry in reversed(own):  # oldest first
-        head = _head(at, entry, replaced_by)
+    heads: dict[str, dict] = {}  # along a long chain, each walk stops where another ended
+    for at, entry in own:  # newest first, so the later links are known first
+        heads[entry["id"]] = _head(at, entry, replaced_by, heads)
+    for _, entry in reversed(own):  # oldest first
+        head = heads[entry["id"]]
         if head["id"] in shown:
             continue
         shown.add(head["id"])
@@ -374,13 +377,16 @@ def _collect_replacements(fh, pos: int, replaced_by: dict) -> None:
         versions.reverse()
 
 
-def _head(at: int, entry: dict, replaced_by: dict) -> dict:
-    """The end of ``entry``'s chain: repeatedly, the last line after it that replaces it."""
+def _head(at: int, entry: dict, replaced_by: dict, known: dict) -> dict:
+    """The end of ``entry``'s chain: repeatedly, the last line after it that replaces it.
+    ``known``: heads already found for entries of this window."""
     for _ in range(len(replaced_by) + 1):  # a chain cannot be longer; ends any cycle
         later = next((r for r in replaced_by.get(entry["id"], ()) if r[0] > at), None)
         if later is None:
             break
         at, entry = later
+        if entry["id"] in known:
+            return known[entry["id"]]
     return entry
 
 
