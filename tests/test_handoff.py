@@ -134,13 +134,22 @@ def test_the_latest_handoff_is_found_with_or_without_the_pointer_in_state_json(l
 
 
 def test_the_answer_survives_subjects_rename_rewriting_the_log(log_dir, zc, cli):
-    write_log(log_dir, [_handoff("late00000001", "2026-03-02T09:00:00Z", "b",
+    write_log(log_dir, [_handoff("early0000001", "2026-03-01T09:00:00Z", "a",
                                  subject="old-name"),
-                        _handoff("early0000001", "2026-03-01T09:00:00Z", "a",
+                        _handoff("late00000001", "2026-03-02T09:00:00Z", "b",
+                                 subject="old-name"),
+                        _handoff("early0000002", "2026-02-28T09:00:00Z", "c",
                                  subject="old-name")])
     assert _shown(zc)["handoff"]["id"] == "late00000001"
     assert cli("subjects", "add", "old-name").exit_code == 0
     assert cli("subjects", "rename", "old-name", "a-much-longer-new-name").exit_code == 0
+    # the rename moved the lines and made a new file; it moved the pointer with them
+    log = log_dir / "log.jsonl"
+    pointer = orjson.loads((log_dir / "state.json").read_bytes())["lastHandoff"]
+    assert pointer["inode"] == log.stat().st_ino and pointer["size"] == log.stat().st_size
+    with open(log, "rb") as fh:
+        fh.seek(pointer["offset"])
+        assert orjson.loads(fh.readline())["id"] == "late00000001"
     found = _shown(zc)
     assert found["handoff"]["id"] == "late00000001"
     assert found["handoff"]["subject"] == "a-much-longer-new-name"

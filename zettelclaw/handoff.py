@@ -264,6 +264,42 @@ def _pointer_holds(fh, pointer: dict, inode: int) -> bool:
             and entry.get("timestamp") == pointer.get("timestamp"))
 
 
+def read_pointer(path) -> dict | None:
+    """state.json's ``lastHandoff`` beside the log at ``path`` (unchecked), or None."""
+    import os
+
+    return _read_pointer(os.path.join(os.path.dirname(os.fspath(path)), "state.json"))
+
+
+def carry_pointer(path, pointer: dict) -> None:
+    """Store ``pointer`` for the log at ``path``; the caller holds the directory lock (a
+    rewrite of the log that moved the pointed lines)."""
+    import os
+
+    try:
+        _write_pointer(os.path.join(os.path.dirname(os.fspath(path)), "state.json"), pointer)
+    except (OSError, ValueError):
+        pass  # a state.json that does not read back: the next handoff scans the whole log
+
+
+def _write_pointer(state_path: str, pointer: dict) -> None:
+    import orjson
+
+    try:
+        with open(state_path, "rb") as src:
+            state = orjson.loads(src.read() or b"{}")
+    except FileNotFoundError:
+        state = {}
+    if not isinstance(state, dict) or state.get("lastHandoff") == pointer:
+        return
+    state["lastHandoff"] = pointer
+    from pathlib import Path
+
+    from .fsutil import atomic_write
+
+    atomic_write(Path(state_path), orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
+
+
 def _store_pointer(fh, path: str, inode: int, best, size: int) -> None:
     """Record ``best`` for the log's first ``size`` bytes in state.json, if the directory lock
     is free right now (never wait: this runs before a prompt) and state.json reads back."""
@@ -284,22 +320,7 @@ def _store_pointer(fh, path: str, inode: int, best, size: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.stat(path).st_ino != inode:
             return
-        import orjson
-
-        try:
-            with open(state_path, "rb") as src:
-                state = orjson.loads(src.read() or b"{}")
-        except FileNotFoundError:
-            state = {}
-        if not isinstance(state, dict) or state.get("lastHandoff") == pointer:
-            return
-        state["lastHandoff"] = pointer
-        from pathlib import Path
-
-        from .fsutil import atomic_write
-
-        atomic_write(Path(state_path),
-                     orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
+        _write_pointer(state_path, pointer)
     except (OSError, ValueError):
         return  # busy, read-only, or a state.json that is not ours to fix: no pointer
     finally:
