@@ -2,11 +2,12 @@
 
 * **One current version per chain.** A correction of an entry that something already
   replaced would fork the chain (two current versions). Instead it corrects the chain's
-  current head, with a note saying so (:func:`retarget`); `get --history` then shows one
-  line from the first version to the last.
+  current head, with a note saying so (``writer.write_or_find``, ``extract.build_entries``);
+  `get --history` then shows one line from the first version to the last.
 * **A correction inherits** the ``subject`` of what it replaces when it gives none, and a
   task its ``status`` (:func:`inherit`): "task done" with ``--replaces`` stays in its subject.
-* **The same thing is not stored twice** (:class:`Current`): an entry whose type, subject,
+* **The same thing is not stored twice** (:func:`dedup_key`; :class:`Current` for
+  extraction, a streaming scan in ``writer`` for `write`): an entry whose type, subject,
   (for tasks) status and normalised content equal those of a *current* entry is not appended.
   Normalised: case-folded, whitespace collapsed, trailing punctuation stripped
   (:func:`normalise`). A correction is a duplicate only of its own chain's head (a no-op
@@ -29,16 +30,6 @@ def dedup_key(entry: dict) -> tuple | None:
         return None
     status = entry.get("status") if entry.get("type") == "task" else None
     return (entry["type"], entry.get("subject") or "", status, normalise(entry["content"]))
-
-
-def retarget(resolution: Resolution, target: str) -> tuple[dict, str | None]:
-    """The entry a correction of ``target`` must replace (the chain's current head) and, when
-    that is not ``target`` itself, a note saying so."""
-    head = resolution.latest(target) or resolution.by_id[target]
-    if head["id"] == target:
-        return head, None
-    return head, (f"{target} was already replaced; this corrects its current version "
-                  f"{head['id']} instead")
 
 
 def inherit(head: dict, type: str, subject: str | None, status: str | None,

@@ -151,13 +151,29 @@ class StreamingResolution:
     def replaced_by(self, entry_id: str, position: int) -> str | None:
         """The latest valid entry after ``position`` (an offset within or at the end of the
         entry's line, e.g. its start from ``Log.located``) that replaces ``entry_id``."""
+        found = self.replacer(entry_id, position)
+        return found[1]["id"] if found is not None else None
+
+    def replacer(self, entry_id: str, position: int) -> tuple[int, dict] | None:
+        """:meth:`replaced_by`'s entry, with an offset inside its line (a position to ask
+        about it in turn: this walks a chain to its head)."""
         later = [at for at in self.positions(entry_id, position) if at > position]
         for at in sorted(later, reverse=True):
             replacer = self._entry_at(at)
             if (replacer is not None and replacer.get("replaces") == entry_id
                     and replacer["id"] != entry_id):
-                return replacer["id"]
+                return at, replacer
         return None
+
+    def head(self, entry: dict, position: int) -> dict:
+        """The current version of ``entry`` (at ``position``): follow its chain to the end."""
+        seen = {entry["id"]}
+        while (found := self.replacer(entry["id"], position)) is not None:
+            position, entry = found
+            if entry["id"] in seen:
+                break
+            seen.add(entry["id"])
+        return entry
 
     def _entry_at(self, at: int) -> dict | None:
         import mmap
