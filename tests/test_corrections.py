@@ -66,6 +66,14 @@ def test_the_same_fact_written_twice_is_stored_once(log_dir, cli):
     assert third == first and len(read_log(log_dir)) == 1
 
 
+def test_the_same_fact_without_a_latin_word_is_stored_once(log_dir, cli):
+    first, _ = _write(cli, "fact", "Ölçüm günlüğü İstanbul’da", "--subject", "ops")
+    again, _ = _write(cli, "fact", "ölçüm  günlüğü i̇stanbul’da.", "--subject", "ops")
+    kana, _ = _write(cli, "fact", "デプロイは金曜日")
+    assert again == first and _write(cli, "fact", "デプロイは金曜日。")[0] == kana
+    assert len(read_log(log_dir)) == 2
+
+
 def test_what_is_not_the_same_is_stored(log_dir, cli):
     fact, _ = _write(cli, "fact", "Max owns the canary deploy", "--subject", "max")
     _write(cli, "fact", "Max owns the canary deploy", "--subject", "ops")  # another subject
