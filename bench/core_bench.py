@@ -67,7 +67,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
         shutil.copyfile(source, log)
         shutil.copyfile(source.with_suffix(".subjects.json"), home / "subjects.json")
         env = {**os.environ, "ZETTELCLAW_HOME": str(home), "HOME": tmp,
-               "OPENCLAW_STATE_DIR": str(Path(tmp) / "openclaw")}
+               "OPENCLAW_STATE_DIR": str(Path(tmp) / "openclaw"),
+               # bytecode as an installed zettelclaw has it (with PYTHONDONTWRITEBYTECODE every
+               # run would compile each module from source), kept out of the tree
+               "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         mb = log.stat().st_size / 1e6
         print(f"log: {args.size:,} entries, {mb:.0f} MB; best of {args.repeat}")
 

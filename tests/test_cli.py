@@ -49,11 +49,14 @@ def test_write_a_correction_that_replaces_an_entry(design_log, cli):
                  "auth-migration", "--replaces", "r7Wp3nKx_mZe", "--json")
     assert result.exit_code == 0, result.stderr
     written = orjson.loads(result.stdout)
-    assert written["replaces"] == "r7Wp3nKx_mZe" and written["session"] == "manual"
+    # r7Wp3nKx_mZe was already corrected by Dw9sN_2qXk7Z: the write corrects that one
+    assert written["replaces"] == "Dw9sN_2qXk7Z" and written["session"] == "manual"
+    assert "Dw9sN_2qXk7Z" in result.stderr
     assert len(written["id"]) == 12
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", written["timestamp"])
     current = [e["id"] for e in cli.lines("search", "--type", "fact")]
-    assert "r7Wp3nKx_mZe" not in current and written["id"] in current
+    assert written["id"] in current
+    assert "r7Wp3nKx_mZe" not in current and "Dw9sN_2qXk7Z" not in current
 
 
 def test_write_a_task_defaults_to_open(log_dir, cli):

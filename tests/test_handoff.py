@@ -79,3 +79,115 @@ def test_handoff_help_goes_through_the_full_cli(zc):
     result = zc("handoff", "--help")
     assert result.returncode == 0
     assert b"last handoff" in result.stdout
+
+
+def _handoff(id, stamp, session, content="where things stand", **extra):
+    return {"id": id, "timestamp": stamp, "type": "handoff", "content": content,
+            "session": session, **extra}
+
+
+def _task(id, stamp, session, content, status="open", **extra):
+    return {"id": id, "timestamp": stamp, "type": "task", "content": content,
+            "status": status, "session": session, **extra}
+
+
+def _shown(zc) -> dict:
+    result = zc("handoff", "--json")
+    assert result.returncode == 0, result.stderr
+    return orjson.loads(result.stdout)
+
+
+def test_a_handoff_swept_late_from_an_older_conversation_does_not_replace_the_latest(
+        log_dir, zc):
+    write_log(log_dir, [_task("jan18task001", "2026-01-18T10:00:00Z", "jan18", "Ship it"),
+                        _handoff("jan18hand001", "2026-01-18T11:00:00Z", "jan18")])
+    assert _shown(zc)["handoff"]["id"] == "jan18hand001"  # also stores the pointer
+    write_log(log_dir, [_task("jan16task001", "2026-01-16T10:00:00Z", "jan16", "Old work"),
+                        _handoff("jan16hand001", "2026-01-16T11:00:00Z", "jan16")])
+    found = _shown(zc)
+    assert found["handoff"]["id"] == "jan18hand001"
+    assert [t["id"] for t in found["openTasks"]] == ["jan18task001"]
+    # a newer conversation extracted after both takes over
+    write_log(log_dir, [_handoff("jan19hand001", "2026-01-19T08:00:00Z", "jan19")])
+    assert _shown(zc)["handoff"]["id"] == "jan19hand001"
+
+
+def test_the_latest_handoff_is_found_with_or_without_the_pointer_in_state_json(log_dir, zc):
+    lines = [_handoff(f"hand{n:08d}", f"2026-01-{10 + n % 7:02d}T09:00:00Z", f"s{n}")
+             for n in range(40)]
+    write_log(log_dir, lines)
+    # the latest timestamp; among equal ones, the later line
+    expected = max(lines, key=lambda e: (e["timestamp"], lines.index(e)))["id"]
+    assert expected != lines[-1]["id"] and _shown(zc)["handoff"]["id"] == expected
+    state = orjson.loads((log_dir / "state.json").read_bytes())
+    assert state["lastHandoff"]["id"] == expected
+    # a pointer that no longer matches the log (here: a stale offset) is not trusted
+    state["lastHandoff"]["offset"] = 0
+    (log_dir / "state.json").write_bytes(orjson.dumps(state))
+    assert _shown(zc)["handoff"]["id"] == expected
+    # the pointed handoff corrected later: the correction counts, the original is gone
+    write_log(log_dir, [_handoff("fixedHand001", "2026-01-01T00:00:00Z", "s0",
+                                 replaces=expected)])
+    second = max((e for e in lines if e["id"] != expected),
+                 key=lambda e: (e["timestamp"], lines.index(e)))["id"]
+    assert _shown(zc)["handoff"]["id"] == second
+
+
+def test_the_answer_survives_subjects_rename_rewriting_the_log(log_dir, zc, cli):
+    write_log(log_dir, [_handoff("early0000001", "2026-03-01T09:00:00Z", "a",
+                                 subject="old-name"),
+                        _handoff("late00000001", "2026-03-02T09:00:00Z", "b",
+                                 subject="old-name"),
+                        _handoff("early0000002", "2026-02-28T09:00:00Z", "c",
+                                 subject="old-name")])
+    assert _shown(zc)["handoff"]["id"] == "late00000001"
+    assert cli("subjects", "add", "old-name").exit_code == 0
+    assert cli("subjects", "rename", "old-name", "a-much-longer-new-name").exit_code == 0
+    # the rename moved the lines and made a new file; it moved the pointer with them
+    log = log_dir / "log.jsonl"
+    pointer = orjson.loads((log_dir / "state.json").read_bytes())["lastHandoff"]
+    assert pointer["inode"] == log.stat().st_ino and pointer["size"] == log.stat().st_size
+    with open(log, "rb") as fh:
+        fh.seek(pointer["offset"])
+        assert orjson.loads(fh.readline())["id"] == "late00000001"
+    found = _shown(zc)
+    assert found["handoff"]["id"] == "late00000001"
+    assert found["handoff"]["subject"] == "a-much-longer-new-name"
+
+
+def test_a_task_marked_done_twice_over_in_one_session_is_not_shown_as_open(log_dir, zc):
+    write_log(log_dir, [
+        _task("taskversion1", "2026-02-01T10:00:00Z", "s1", "Write the script"),
+        _task("taskversion2", "2026-02-01T10:05:00Z", "s1", "Write the backfill script",
+              replaces="taskversion1"),
+        _task("taskversion3", "2026-02-01T10:10:00Z", "s1", "Write the backfill script",
+              status="done", replaces="taskversion2"),
+        _handoff("handoff00001", "2026-02-01T11:00:00Z", "s1"),
+    ])
+    assert _shown(zc)["openTasks"] == []
+
+
+def test_a_task_corrected_in_a_later_session_is_shown_in_its_current_version(log_dir, zc):
+    write_log(log_dir, [
+        _task("taskversion1", "2026-02-01T10:00:00Z", "s1", "Write the script"),
+        {"id": "decision0001", "timestamp": "2026-02-01T10:01:00Z", "type": "decision",
+         "content": "Use cron", "session": "s1"},
+        _handoff("handoff00001", "2026-02-03T11:00:00Z", "s1"),
+        _task("taskversion2", "2026-02-02T10:00:00Z", "s0", "Write the backfill script",
+              replaces="taskversion1"),
+        {"id": "decision0002", "timestamp": "2026-02-02T10:01:00Z", "type": "decision",
+         "content": "Use a systemd timer", "replaces": "decision0001", "session": "s0"},
+    ])
+    found = _shown(zc)
+    assert found["handoff"]["id"] == "handoff00001"
+    assert [t["content"] for t in found["openTasks"]] == ["Write the backfill script"]
+    assert [d["content"] for d in found["decisions"]] == ["Use a systemd timer"]
+
+
+def test_a_long_chain_shows_only_its_current_version(log_dir, zc):
+    chain = [_task("chain0000000", "2026-02-01T10:00:00Z", "s1", "Step 0")]
+    for n in range(1, 2000):
+        chain.append(_task(f"chain{n:07d}", "2026-02-01T10:00:00Z", "s1", f"Step {n}",
+                           replaces=chain[-1]["id"]))
+    write_log(log_dir, chain + [_handoff("handoff00001", "2026-02-01T11:00:00Z", "s1")])
+    assert [t["id"] for t in _shown(zc)["openTasks"]] == ["chain0001999"]

@@ -70,3 +70,49 @@ def test_only_a_valid_later_entry_hides_one(log_dir, cli):
     ranked = [e for e in cli.lines("search", "content", "--json") if "id" in e]
     assert set(ids(ranked)) == {"A", "C"}  # B's content does not say "content"
     assert not [e for e in cli.lines("search", "--all", "--json") if "replacedBy" in e]
+
+
+def test_handoff_search_brief_history_and_stats_agree_for_any_chain_length(log_dir, cli, zc):
+    """Task chains of several lengths, all in one session, each version a rewording of the
+    last; the odd-length ones end done. Every reader sees the same current versions."""
+    import re
+
+    import orjson
+
+    lines, heads, chains = [], [], []
+    for length in (1, 2, 3, 4, 7, 60):
+        chain = []
+        for n in range(length):
+            last = n == length - 1
+            chain.append({"id": f"c{length:03d}v{n:07d}", "timestamp": "2026-02-20T10:00:00Z",
+                          "type": "task", "content": f"Chain {length} version {n}",
+                          "status": "done" if last and length % 2 else "open",
+                          "subject": "chains", "session": "s1",
+                          **({"replaces": chain[-1]["id"]} if chain else {})})
+        chains.append(chain)
+        heads.append(chain[-1])
+        lines += chain
+    handoff = {"id": "handoff00001", "timestamp": "2026-02-20T11:00:00Z", "type": "handoff",
+               "content": "Chains everywhere", "session": "s1"}
+    write_log(log_dir, lines + [handoff])
+    open_heads = [h for h in heads if h["status"] == "open"]
+    assert len(open_heads) == 3
+
+    shown = orjson.loads(zc("handoff", "--json").stdout)
+    assert ids(shown["openTasks"]) == ids(open_heads)
+    assert sorted(ids(cli.lines("search", "--json", "--type", "task"))) == sorted(ids(heads))
+    assert sorted(ids(cli.lines("search", "--json", "--status", "open"))) == sorted(
+        ids(open_heads))
+    brief = cli("brief", "--print", "--no-llm", "--now", "2026-02-21")
+    assert brief.exit_code == 0, brief.stderr
+    pending = [line for line in brief.stdout.splitlines() if line.startswith("- Chain")]
+    assert sorted(pending) == sorted(f"- {h['content']} (chains)" for h in open_heads)
+    mentioned = set(re.findall(r"Chain \d+ version \d+\b", brief.stdout))
+    assert mentioned <= {h["content"] for h in heads}
+    for chain in chains:
+        for version in chain:
+            history = cli.lines("get", version["id"], "--history", "--json")
+            assert ids(history) == ids(chain)
+    stats = orjson.loads(cli("stats", "--json").stdout)["entries"]
+    assert stats["current"] == len(heads) + 1 and stats["openTasks"] == len(open_heads)
+    assert stats["replaced"] == len(lines) - len(heads)

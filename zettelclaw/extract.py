@@ -75,6 +75,7 @@ class Result:
     segments: int = 0
     warnings: list[str] = field(default_factory=list)
     skipped_lines: int = 0
+    duplicates: int = 0  # entries not appended: they restated a current one
 
     @property
     def ok(self) -> bool:
@@ -84,7 +85,7 @@ class Result:
         return {"session": self.session_id, "status": self.status, "message": self.message,
                 "entries": len(self.entries), "segments": self.segments,
                 "tokens": self.usage.as_dict(), "warnings": self.warnings,
-                "skippedLines": self.skipped_lines}
+                "skippedLines": self.skipped_lines, "duplicates": self.duplicates}
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,12 +158,21 @@ def _text(value) -> str | None:
 
 def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                   allow_handoff: bool = True, timestamp: str | None = None,
-                  ) -> tuple[list[dict], list[str], int]:
+                  resolution=None) -> tuple[list[dict], list[str], int]:
     """Validated, redacted entries (model order, at most one handoff, last) + warnings +
-    how many objects were dropped."""
+    how many objects were dropped.
+
+    With ``resolution`` (of the log as it stands) a proposed ``replaces`` follows the rules of
+    :mod:`zettelclaw.corrections`: an id already replaced is redirected to its chain's current
+    head (a warning says so), the correction inherits that head's subject (and a task's
+    status) when it gives none, and a ``replaces`` whose head is dated after this
+    conversation (``timestamp``) is dropped, the entry kept as a plain one: an older
+    conversation swept late does not overwrite what a newer one established.
+    """
     from .subjects import is_slug, slugify
 
     stamp = timestamp or format_ts(now())
+    made_here: dict[str, dict] = {}  # replaced id -> the entry of this batch replacing it
     entries: list[dict] = []
     handoffs: list[dict] = []
     warnings: list[str] = []
@@ -195,6 +205,8 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                 fields["replaces"] = replaces.strip()
             else:
                 warnings.append(f"dropped replaces={replaces.strip()[:40]!r}: no such entry")
+        if resolution is not None and fields.get("replaces"):
+            _correct(fields, kind, item, stamp, resolution, made_here, warnings)
         content = redact(content)
         if fields["detail"]:
             fields["detail"] = redact(fields["detail"])
@@ -204,6 +216,8 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
             dropped += 1
             warnings.append(f"dropped a {kind}: {exc}")
             continue
+        if entry.get("replaces"):
+            made_here[entry["replaces"]] = entry
         (handoffs if kind == "handoff" else entries).append(entry)
     if handoffs and not allow_handoff:
         warnings.append(f"dropped {len(handoffs)} handoff(s) from a part before the last")
@@ -214,6 +228,48 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     if handoffs and allow_handoff:
         entries.append(handoffs[-1])
     return entries, [redact(w) for w in warnings], dropped
+
+
+def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_here: dict,
+             warnings: list[str]) -> None:
+    """Apply the correction rules to ``fields["replaces"]`` (see :func:`build_entries`)."""
+    from .corrections import inherit
+
+    target = fields["replaces"]
+    head = _batch_head(target, resolution, made_here)
+    if head is None:
+        return
+    if head["id"] != target:
+        warnings.append(f"replaces={target}: already replaced; correcting its current "
+                        f"version {head['id']} instead")
+        fields["replaces"] = head["id"]
+    given = item.get("status") if kind == "task" else None
+    subject, status = inherit(head, kind, fields.get("subject"),
+                              fields.get("status") if isinstance(given, str) and given.strip()
+                              else None)
+    fields["subject"] = subject
+    if kind == "task" and status is not None:
+        fields["status"] = status
+    head_time, this_time = parse_ts(head.get("timestamp")), parse_ts(stamp)
+    if head_time is not None and this_time is not None and head_time > this_time:
+        warnings.append(f"dropped replaces={fields['replaces']}: that entry is dated "
+                        f"{head.get('timestamp')}, after this conversation; kept as a new entry")
+        del fields["replaces"]
+
+
+def _batch_head(target: str, resolution, made_here: dict) -> dict | None:
+    """The current head of ``target``'s chain, counting this batch's own corrections."""
+    entry = resolution.by_id.get(target)
+    for _ in range(len(made_here) + len(resolution.by_id) + 1):  # ends any cycle
+        if entry is None:
+            return None
+        if entry["id"] in made_here:
+            entry = made_here[entry["id"]]
+        elif resolution.is_replaced(entry["id"]):
+            entry = resolution.latest(entry["id"])
+        else:
+            break
+    return entry
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,7 +474,7 @@ class Extractor:
     # -- one segment -----------------------------------------------------------------------
 
     def extract_segment(self, segment, *, known_ids: set[str], existing: str = "",
-                        ) -> tuple[list[dict], Usage, list[str], int]:
+                        resolution=None) -> tuple[list[dict], Usage, list[str], int]:
         """Entries for one conversation (no writes). Raises ModelError."""
         from .transcripts import chunk_messages, render
 
@@ -441,7 +497,7 @@ class Extractor:
             parsed = parse_output(reply.text)
             made, notes, _ = build_entries(parsed.items, segment.session_id,
                                            known_ids=known_ids, allow_handoff=last,
-                                           timestamp=stamp)
+                                           timestamp=stamp, resolution=resolution)
             entries.extend(made)
             warnings.extend(notes)
             skipped += parsed.skipped
@@ -534,14 +590,20 @@ class Extractor:
                     result.message = (f"{session_id}: already extracted, nothing new"
                                       if cursor else f"{session_id}: no conversation to extract")
                 return result
+            from .corrections import Current
+
             known_ids = {e["id"] for e in log_entries}
+            current = Current(Resolution.build(log_entries))
             for number, segment in enumerate(todo, 1):
                 made: list[dict] = []
                 usage = Usage()
                 if segment.has_user:  # a later conversation may correct an earlier one's
                     existing = self.existing_context(Resolution.build(log_entries).current)
                     made, usage, notes, skipped = self.extract_segment(
-                        segment, known_ids=known_ids, existing=existing)
+                        segment, known_ids=known_ids, existing=existing,
+                        resolution=current.resolution)
+                    made, duplicates = current.take(made)
+                    result.duplicates += duplicates
                     result.warnings.extend(notes)
                     result.skipped_lines += skipped
                 result.usage = result.usage + usage
@@ -553,11 +615,13 @@ class Extractor:
                                  agent=agent, key=key, reason=reason, release=last)
                     released = last
                 known_ids.update(e["id"] for e in made)
-                log_entries.extend(made)
+                log_entries.extend(made)  # (current.take added them to its resolution)
             result.status = "dry-run" if dry_run else "extracted"
             verb = "would append" if dry_run else "appended"
+            dropped = (f" ({result.duplicates} duplicate{'' if result.duplicates == 1 else 's'}"
+                       " dropped)" if result.duplicates else "")
             result.message = (f"{session_id}: {verb} {len(result.entries)} entr"
-                              f"{'y' if len(result.entries) == 1 else 'ies'} from "
+                              f"{'y' if len(result.entries) == 1 else 'ies'}{dropped} from "
                               f"{result.segments} conversation(s)")
             return result
         except ZettelclawError as exc:

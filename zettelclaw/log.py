@@ -93,22 +93,38 @@ class Log:
         import tempfile
 
         from .fsutil import dir_lock, fsync_dir
+        from .handoff import carry_pointer, read_pointer
 
         with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
             if not self.path.exists():
                 return 0
-            mode = os.stat(self.path).st_mode & 0o7777
+            stat = os.stat(self.path)
+            mode = stat.st_mode & 0o7777
+            # the latest handoff's place (state.json's lastHandoff), moved with the lines
+            pointer = read_pointer(self.path)
+            if pointer is not None and pointer["inode"] != stat.st_ino:
+                pointer = None
+            marks = {pointer["offset"], pointer["size"]} if pointer else set()
+            moved: dict[int, int] = {}
             fd, tmp = tempfile.mkstemp(prefix=".log.", suffix=".tmp", dir=self.path.parent)
             changed = 0
             try:
                 with open(self.path, "rb") as src, os.fdopen(fd, "wb", buffering=1 << 20) as dst:
+                    old_at = new_at = 0
                     for line in src:
+                        if old_at in marks:
+                            moved[old_at] = new_at
                         new = transform(line)
                         if new != line:
                             changed += 1
                         dst.write(new)
+                        old_at += len(line)
+                        new_at += len(new)
+                    if old_at in marks:
+                        moved[old_at] = new_at
                     dst.flush()
                     os.fsync(dst.fileno())
+                    new_inode = os.fstat(dst.fileno()).st_ino
                 os.chmod(tmp, mode)
                 os.replace(tmp, self.path)
             except BaseException:
@@ -116,6 +132,9 @@ class Log:
                     os.unlink(tmp)
                 raise
             fsync_dir(self.path.parent)
+            if pointer is not None and all(m in moved for m in marks):
+                carry_pointer(self.path, {**pointer, "offset": moved[pointer["offset"]],
+                                          "size": moved[pointer["size"]], "inode": new_inode})
         return changed
 
     def create(self) -> None:

@@ -23,13 +23,23 @@ class Resolution:
         self.position: dict[str, int] = {}
         # old id -> the id of the latest entry after it that replaces it
         self.replaced_by: dict[str, str] = {}
-        for pos, entry in enumerate(entries):
-            target = entry.get("replaces")
-            if isinstance(target, str) and target in self.position and target != entry["id"]:
-                self.replaced_by[target] = entry["id"]
-            self.by_id[entry["id"]] = entry
-            self.position[entry["id"]] = pos
+        self._count = 0
+        for entry in entries:
+            self._add(entry)
         self.current = [e for e in entries if e["id"] not in self.replaced_by]
+
+    def _add(self, entry: dict) -> None:
+        target = entry.get("replaces")
+        if isinstance(target, str) and target in self.position and target != entry["id"]:
+            self.replaced_by[target] = entry["id"]
+        self.by_id[entry["id"]] = entry
+        self.position[entry["id"]] = self._count
+        self._count += 1
+
+    def add(self, entry: dict) -> None:
+        """``entry`` appended after everything known (``current`` is not updated)."""
+        self.entries.append(entry)
+        self._add(entry)
 
     @classmethod
     def build(cls, entries: Iterable[dict]) -> Resolution:
@@ -47,24 +57,33 @@ class Resolution:
         return self.by_id.get(entry_id)
 
     def history(self, entry_id: str) -> list[dict]:
-        """The whole chain ``entry_id`` belongs to, oldest first."""
+        """The chain ``entry_id`` belongs to, oldest first: back along ``replaces`` to where
+        it started, forward along the latest replacement of each version to the current one.
+
+        Every member of a chain gives the same answer. A log forked before ``write`` and
+        extraction refused forks (two corrections of one entry, two current heads) answers per
+        line: each head shows its own way back to the root; the root and the entries before
+        the fork go on to the latest correction.
+        """
         if entry_id not in self.by_id:
             return []
-        root = entry_id
-        seen = {root}
+        back = []
+        at = entry_id
+        seen = {at}
         while True:
-            target = self.by_id[root].get("replaces")
-            if (not isinstance(target, str) or target in seen
-                    or self.replaced_by.get(target) != root):
+            target = self.by_id[at].get("replaces")
+            if (not isinstance(target, str) or target in seen or target not in self.by_id
+                    or self.position[target] >= self.position[at]):
                 break
             seen.add(target)
-            root = target
-        chain = [self.by_id[root]]
-        walked = {root}
-        while root in self.replaced_by and self.replaced_by[root] not in walked:
-            root = self.replaced_by[root]
-            walked.add(root)
-            chain.append(self.by_id[root])
+            back.append(self.by_id[target])
+            at = target
+        chain = back[::-1] + [self.by_id[entry_id]]
+        at = entry_id
+        while at in self.replaced_by and self.replaced_by[at] not in seen:
+            at = self.replaced_by[at]
+            seen.add(at)
+            chain.append(self.by_id[at])
         return chain
 
 
@@ -132,13 +151,29 @@ class StreamingResolution:
     def replaced_by(self, entry_id: str, position: int) -> str | None:
         """The latest valid entry after ``position`` (an offset within or at the end of the
         entry's line, e.g. its start from ``Log.located``) that replaces ``entry_id``."""
+        found = self.replacer(entry_id, position)
+        return found[1]["id"] if found is not None else None
+
+    def replacer(self, entry_id: str, position: int) -> tuple[int, dict] | None:
+        """:meth:`replaced_by`'s entry, with an offset inside its line (a position to ask
+        about it in turn: this walks a chain to its head)."""
         later = [at for at in self.positions(entry_id, position) if at > position]
         for at in sorted(later, reverse=True):
             replacer = self._entry_at(at)
             if (replacer is not None and replacer.get("replaces") == entry_id
                     and replacer["id"] != entry_id):
-                return replacer["id"]
+                return at, replacer
         return None
+
+    def head(self, entry: dict, position: int) -> dict:
+        """The current version of ``entry`` (at ``position``): follow its chain to the end."""
+        seen = {entry["id"]}
+        while (found := self.replacer(entry["id"], position)) is not None:
+            position, entry = found
+            if entry["id"] in seen:
+                break
+            seen.add(entry["id"])
+        return entry
 
     def _entry_at(self, at: int) -> dict | None:
         import mmap

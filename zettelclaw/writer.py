@@ -1,8 +1,18 @@
-"""Writing a hand-made entry: validation, subject registration, one locked append."""
+"""Writing a hand-made entry: validation, subject registration, one locked append.
+
+A correction (``replaces``) of an entry that was already replaced corrects the chain's current
+head instead, and says so on stderr; it inherits the subject (and a task's status) it does not
+give. An entry that restates a current one is not appended: the existing one is returned, with a
+note on stderr naming it (see :mod:`zettelclaw.corrections`).
+"""
 
 from __future__ import annotations
 
+import re
+import sys
+
 from . import paths
+from .corrections import dedup_key, inherit
 from .entries import TYPES, make_entry
 from .errors import UsageError
 from .log import Log
@@ -12,18 +22,94 @@ from .subjects import Registry, check_slug
 def write_entry(type: str, content: str, *, detail: str | None = None,
                 subject: str | None = None, status: str | None = None,
                 replaces: str | None = None, session: str = "manual") -> dict:
+    """The entry appended, or the current entry it would have restated (``duplicate``)."""
+    entry, _ = write_or_find(type, content, detail=detail, subject=subject, status=status,
+                             replaces=replaces, session=session)
+    return entry
+
+
+def write_or_find(type: str, content: str, *, detail: str | None = None,
+                  subject: str | None = None, status: str | None = None,
+                  replaces: str | None = None, session: str = "manual",
+                  ) -> tuple[dict, bool]:
+    """(entry, written): the new entry, or the existing one it duplicates and False.
+
+    Reads only what it needs (the replaced entry and its chain, lines of the same type that
+    share a word with ``content``), so a write stays cheap on a large log.
+    """
     if type not in TYPES:
         raise UsageError(f"unknown type {type!r}: use one of {', '.join(TYPES)}")
-    if type == "task" and status is None:
-        status = "open"
     if subject is not None:
         check_slug(subject)
-    log = Log(paths.log_path())
-    if replaces is not None and log.get(replaces) is None:
-        raise UsageError(f"--replaces {replaces}: no entry with that id in the log")
+    log = Log(paths.log_path(), warn=False)
+    resolution = _LazyResolution(log.path)
+    head = None
+    if replaces is not None:
+        found = _locate(log, replaces)
+        if found is None:
+            raise UsageError(f"--replaces {replaces}: no entry with that id in the log")
+        head = resolution.get().head(found[1], found[0])
+        if head["id"] != replaces:
+            _note(f"{replaces} was already replaced; this corrects its current version "
+                  f"{head['id']} instead")
+        replaces = head["id"]
+        subject, status = inherit(head, type, subject, status)
+    if type == "task" and status is None:
+        status = "open"
     entry = make_entry(type, content, session, detail=detail, subject=subject, status=status,
                        replaces=replaces)
+    existing = _duplicate(log, resolution, entry, head)
+    if existing is not None:
+        _note(f"not written: the same {type} is already in the log as {existing['id']}")
+        return existing, False
     if subject:
         Registry.load().ensure([subject])
     log.append([entry])
-    return entry
+    return entry, True
+
+
+class _LazyResolution:
+    def __init__(self, path):
+        self.path, self.value = path, None
+
+    def get(self):
+        from .resolve import StreamingResolution
+
+        if self.value is None:
+            self.value = StreamingResolution.scan(self.path)
+        return self.value
+
+
+def _locate(log: Log, entry_id: str) -> tuple[int, dict] | None:
+    found = None
+    for pos, candidate in log.located(needle=f'"{entry_id}"'.encode()):
+        if candidate["id"] == entry_id:
+            found = (pos, candidate)
+    return found
+
+
+def _duplicate(log: Log, resolution: _LazyResolution, entry: dict,
+               head: dict | None) -> dict | None:
+    """The current entry that ``entry`` restates (:func:`corrections.dedup_key`), or None; a
+    correction restates only the version it replaces."""
+    key = dedup_key(entry)
+    if key is None:
+        return None
+    if head is not None:
+        return head if dedup_key(head) == key else None
+    # a line restating it has the same type and, lower-cased, every ASCII word of it
+    words = sorted({w.lower().encode() for w in re.findall(r"[A-Za-z0-9]+", entry["content"])},
+                   key=len)
+    word = words[-1] if words else None
+    found = None
+    for pos, candidate in log.located(
+            needle=f'"type":"{entry["type"]}"'.encode(),
+            prefilter=(lambda line: word in line.lower()) if word else None):
+        if dedup_key(candidate) == key and \
+                resolution.get().replaced_by(candidate["id"], pos) is None:
+            found = candidate
+    return found
+
+
+def _note(message: str) -> None:
+    print(f"note: {message}", file=sys.stderr)

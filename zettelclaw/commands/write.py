@@ -25,13 +25,21 @@ def register(app: typer.Typer) -> None:
         session: Annotated[str, typer.Option(help="Session to record.")] = "manual",
         as_json: JsonOption = False,
     ) -> None:
-        """Append one entry to the log; --replaces corrects an older one."""
-        from ..render import emit_json, want_json
-        from ..writer import write_entry
+        """Append one entry to the log; --replaces corrects an older one.
 
-        entry = write_entry(type_, content, detail=detail, subject=subject, status=status,
-                            replaces=replaces, session=session)
+        --replaces with an id that was already corrected corrects the current version of
+        that chain (said on stderr). A correction keeps the subject, and a task its status,
+        unless given. An entry identical to a current one (same type, subject, status and
+        content, ignoring case, spacing and trailing punctuation) is not written again: the
+        existing one is printed, exit 0.
+        """
+        from ..render import emit_json, want_json
+        from ..writer import write_or_find
+
+        entry, written = write_or_find(type_, content, detail=detail, subject=subject,
+                                       status=status, replaces=replaces, session=session)
         if want_json(as_json):
-            emit_json(entry)
+            emit_json(entry)  # a duplicate: the entry already in the log
         else:
-            typer.echo(f"Wrote {entry['type']} {entry['id']}")
+            typer.echo(f"{'Wrote' if written else 'Already stored'} {entry['type']} "
+                       f"{entry['id']}")

@@ -1,0 +1,75 @@
+"""Extraction meets the correction rules: one current version per chain, corrections that keep
+their subject and status, an older conversation that cannot overwrite a newer one, and the same
+thing stored once (issue 10, points 3 and 7)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from tests.test_corrections import _entry
+from tests.test_extract import read_log
+from zettelclaw.extract import build_entries
+from zettelclaw.resolve import Resolution
+
+SID_1 = "11111111-2222-4333-8444-555555555555"
+SID_2 = "66666666-7777-4888-9999-aaaaaaaaaaaa"
+
+
+def _session(home, sid, text, day):
+    start = datetime(2026, 11, day, 9, 0, tzinfo=timezone.utc)
+    home.jsonl_session("main", sid, [("user", text), ("assistant", "Noted.")],
+                       key="agent:main:main", start=start)
+
+
+def test_the_same_fact_restated_in_a_second_session_is_stored_once(cli, home, fake_anthropic,
+                                                                   log_dir):
+    fact = {"type": "fact", "content": "Max owns the canary deploy", "subject": "max"}
+    _session(home, SID_1, "Max owns the canary.", 20)
+    _session(home, SID_2, "Remember, Max owns the canary.", 21)
+    fake_anthropic.entries(fact, {"type": "handoff", "content": "Canary is Max's"})
+    assert "appended 2 entries from" in cli("extract", "--session-id", SID_1).stderr
+    fake_anthropic.entries({**fact, "content": "max owns the canary deploy."},
+                           {**fact, "content": "Max owns the canary deploy"},
+                           {"type": "task", "content": "Ask Max for a date"},
+                           {"type": "task", "content": "Ask Max for a date."},
+                           {"type": "handoff", "content": "Canary is Max's"})
+    result = cli("extract", "--session-id", SID_2)
+    assert result.exit_code == 0, result.stderr
+    assert "appended 2 entries (3 duplicates dropped) from" in result.stderr
+    entries = read_log(log_dir)
+    assert [e["type"] for e in entries] == ["fact", "handoff", "task", "handoff"]
+
+
+def _log(*entries):
+    return Resolution.build(entries)
+
+
+def test_a_model_correction_of_an_old_id_corrects_the_current_head_and_inherits():
+    old = _entry("taskOld00001", "task", "Backfill", status="open", subject="auth")
+    head = _entry("taskHead0001", "task", "Backfill 47 jobs", status="open", subject="auth",
+                  replaces="taskOld00001")
+    resolution = _log(old, head)
+    items = [{"type": "task", "content": "Backfill 47 jobs", "status": "done",
+              "replaces": "taskOld00001"},
+             {"type": "task", "content": "Backfill 47 jobs (all)", "replaces": "taskOld00001"}]
+    made, warnings, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                                      timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    assert made[0]["replaces"] == "taskHead0001" and made[0]["subject"] == "auth"
+    assert made[1]["replaces"] == made[0]["id"]  # the batch's own correction is the head now
+    assert made[1]["status"] == "done" and made[1]["subject"] == "auth"
+    assert any("already replaced" in w and "taskHead0001" in w for w in warnings)
+
+
+def test_an_older_conversation_swept_late_does_not_overwrite_newer_truth():
+    old = _entry("factOld00001", "fact", "Retries: 3", subject="auth")
+    newer = _entry("factNew00001", "fact", "Retries: 5", stamp="2026-01-18T10:00:00Z",
+                   replaces="factOld00001", subject="auth")
+    resolution = _log(old, newer)
+    items = [{"type": "fact", "content": "Retries: 4", "replaces": "factOld00001"}]
+    made, warnings, _ = build_entries(items, "jan16", known_ids=set(resolution.by_id),
+                                      timestamp="2026-01-16T10:00:00Z", resolution=resolution)
+    assert "replaces" not in made[0] and made[0]["subject"] == "auth"
+    assert any("after this conversation" in w for w in warnings)
+    later, _, _ = build_entries(items, "jan19", known_ids=set(resolution.by_id),
+                                timestamp="2026-01-19T10:00:00Z", resolution=resolution)
+    assert later[0]["replaces"] == "factNew00001"

@@ -1,0 +1,101 @@
+"""The rules a new entry meets before it is appended, the same for `write` and extraction.
+
+* **One current version per chain.** A correction of an entry that something already
+  replaced would fork the chain (two current versions). Instead it corrects the chain's
+  current head, with a note saying so (``writer.write_or_find``, ``extract.build_entries``);
+  `get --history` then shows one line from the first version to the last.
+* **A correction inherits** the ``subject`` of what it replaces when it gives none, and a
+  task its ``status`` (:func:`inherit`): "task done" with ``--replaces`` stays in its subject.
+* **The same thing is not stored twice** (:func:`dedup_key`; :class:`Current` for
+  extraction, a streaming scan in ``writer`` for `write`): an entry whose type, subject,
+  (for tasks) status and normalised content equal those of a *current* entry is not appended.
+  Normalised: case-folded, whitespace collapsed, trailing punctuation stripped
+  (:func:`normalise`). A correction is a duplicate only of its own chain's head (a no-op
+  correction). Handoffs are never duplicates: each conversation has its own.
+"""
+
+from __future__ import annotations
+
+from .resolve import Resolution
+
+_TRAILING = ".,;:!?…。 \t\n"
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(_TRAILING)
+
+
+def dedup_key(entry: dict) -> tuple | None:
+    if entry.get("type") == "handoff" or not isinstance(entry.get("content"), str):
+        return None
+    status = entry.get("status") if entry.get("type") == "task" else None
+    return (entry["type"], entry.get("subject") or "", status, normalise(entry["content"]))
+
+
+def inherit(head: dict, type: str, subject: str | None, status: str | None,
+            ) -> tuple[str | None, str | None]:
+    """``subject`` and ``status`` for a correction of ``head``: what it gives, else ``head``'s."""
+    if subject is None and isinstance(head.get("subject"), str):
+        subject = head["subject"]
+    if type == "task" and status is None and head.get("type") == "task" \
+            and head.get("status") in ("open", "done"):
+        status = head["status"]
+    return subject, status
+
+
+class Current:
+    """The current entries of a log by :func:`dedup_key`, kept up to date as entries are
+    added."""
+
+    def __init__(self, resolution: Resolution):
+        self.resolution = resolution
+        self.keys: dict[tuple, dict] = {}
+        for entry in resolution.current:
+            key = dedup_key(entry)
+            if key is not None:
+                self.keys[key] = entry
+
+    @classmethod
+    def of(cls, entries) -> Current:
+        return cls(Resolution.build(entries))
+
+    def duplicate_of(self, entry: dict) -> dict | None:
+        """The current entry ``entry`` would restate, or None."""
+        key = dedup_key(entry)
+        if key is None:
+            return None
+        target = entry.get("replaces")
+        if isinstance(target, str) and target in self.resolution.by_id:
+            head = self.resolution.latest(target)
+            return head if head is not None and dedup_key(head) == key else None
+        found = self.keys.get(key)
+        if found is not None and self.resolution.is_replaced(found["id"]):
+            return None
+        return found
+
+    def add(self, entry: dict) -> None:
+        target = entry.get("replaces")
+        if isinstance(target, str) and target in self.resolution.by_id:
+            old = self.resolution.latest(target)
+            if old is not None and self.keys.get(dedup_key(old)) is old:
+                del self.keys[dedup_key(old)]
+        self.resolution.add(entry)
+        key = dedup_key(entry)
+        if key is not None:
+            self.keys[key] = entry
+
+    def take(self, entries: list[dict]) -> tuple[list[dict], int]:
+        """``entries`` without the duplicates (of current entries or of each other), the kept
+        ones added; and how many were dropped."""
+        kept = []
+        instead: dict[str, str] = {}  # a dropped duplicate's id -> the entry it restated
+        for entry in entries:
+            if entry.get("replaces") in instead:  # corrects a duplicate: correct the original
+                entry = {**entry, "replaces": instead[entry["replaces"]]}
+            existing = self.duplicate_of(entry)
+            if existing is not None:
+                instead[entry["id"]] = existing["id"]
+                continue
+            self.add(entry)
+            kept.append(entry)
+        return kept, len(entries) - len(kept)
