@@ -16,6 +16,15 @@ Per conversation segment (a 2026.9 ``reset`` event, or a rotated 2026.2 file, en
    of the last chunk); when the model wrote none, none is stored and a warning says so;
 4. secrets are redacted, then all of the segment's entries go into the log in one locked append.
 
+An entry's ``timestamp`` is when its conversation happened, not when it was extracted: the time
+of the conversation's last message (a 2026.2 or 2026.9 event's ``timestamp``, an inline
+``before_reset`` message's own time), else the session's last update, else now; never later
+than now, one time for every entry of the conversation (``segment_time``). A sweep months
+later keeps January's conversations in January. When it was extracted is ``state.json``'s
+``extractedSessions[sessionId].at``. The model sees the existing entries as the log stood at
+the conversation's time (those dated at or before it), so a conversation extracted late
+cannot correct what was decided after it.
+
 Dedup and failures (§4.1.1), in ``state.json`` under the directory lock:
 
 * ``claims[sessionId]``: taken under the lock before any model call, so two triggers of the
@@ -238,6 +247,17 @@ def make_cursor(segment) -> dict:
     return cursor
 
 
+def _after(stamp, moment) -> bool:
+    """Whether a message time is after a cursor time; a whole-second cursor (a log
+    timestamp) compares at whole seconds, so its own last message is not "after" it."""
+    when = parse_ts(stamp)
+    if when is None:
+        return False
+    if moment.microsecond == 0:
+        when = when.replace(microsecond=0)
+    return when > moment
+
+
 def after_cursor(segments: list, cursor: dict | None) -> list:
     """The segments (trimmed) that come after ``cursor``; all of them when there is none."""
     from .transcripts import Segment
@@ -261,8 +281,7 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
     if cut is None and moment is not None:
         out = []
         for seg in segments:
-            fresh = [m for m in seg.messages
-                     if (parse_ts(m.timestamp) or moment) > moment]
+            fresh = [m for m in seg.messages if _after(m.timestamp, moment)]
             if fresh:
                 out.append(Segment(seg.session_id, seg.index, fresh, seg.first_event_id,
                                    seg.last_event_id, seg.closed))
@@ -278,6 +297,22 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
                            seg.last_event_id, seg.closed))
     out.extend(segments[i + 1:])
     return out
+
+
+def segment_time(segment, ref=None) -> str:
+    """When a conversation happened, as its entries are dated: the time of its last message
+    that carries one; else the session's last update; else now. Never later than now."""
+    moment = None
+    for message in reversed(segment.messages):
+        moment = parse_ts(message.timestamp)
+        if moment is not None:
+            break
+    if moment is None and ref is not None:
+        moment = getattr(ref, "updated_at", None)
+    current = now()
+    if moment is None or moment > current:
+        moment = current
+    return format_ts(moment)
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,13 +453,15 @@ class Extractor:
     # -- one segment -----------------------------------------------------------------------
 
     def extract_segment(self, segment, *, known_ids: set[str], existing: str = "",
+                        timestamp: str | None = None,
                         ) -> tuple[list[dict], Usage, list[str], int]:
-        """Entries for one conversation (no writes). Raises ModelError."""
+        """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
+        conversation's own time, :func:`segment_time`). Raises ModelError."""
         from .transcripts import chunk_messages, render
 
         chunks = chunk_messages(segment.messages, self.chunk_chars)
         subjects = self.subjects_context()
-        stamp = format_ts(now())
+        stamp = timestamp or segment_time(segment)
         usage = Usage()
         entries: list[dict] = []
         warnings: list[str] = []
@@ -514,9 +551,9 @@ class Extractor:
 
             log_entries = list(Log(warn=False).entries())
             if not cursor:  # no record (never extracted, or pruned after 30 days): the log
-                stamps = [e["timestamp"] for e in log_entries  # knows when it last was
-                          if e.get("session") == session_id and isinstance(e.get("timestamp"),
-                                                                           str)]
+                stamps = [e["timestamp"] for e in log_entries  # knows how far it got: its
+                          if e.get("session") == session_id  # entries carry the time of
+                          and isinstance(e.get("timestamp"), str)]  # their conversation
                 cursor = {"time": max(stamps)} if stamps else None
             if messages is not None:
                 segments = transcripts.segments_from_messages(messages, session_id)
@@ -538,10 +575,12 @@ class Extractor:
             for number, segment in enumerate(todo, 1):
                 made: list[dict] = []
                 usage = Usage()
-                if segment.has_user:  # a later conversation may correct an earlier one's
-                    existing = self.existing_context(Resolution.build(log_entries).current)
+                if segment.has_user:  # a later conversation may correct an earlier one's,
+                    stamp = segment_time(segment, ref)  # never one newer than itself: the
+                    existing = self.existing_context(  # log as it stood at the time
+                        Resolution.build(_as_of(log_entries, stamp)).current)
                     made, usage, notes, skipped = self.extract_segment(
-                        segment, known_ids=known_ids, existing=existing)
+                        segment, known_ids=known_ids, existing=existing, timestamp=stamp)
                     result.warnings.extend(notes)
                     result.skipped_lines += skipped
                 result.usage = result.usage + usage
@@ -651,6 +690,17 @@ def _transient(exc: Exception) -> bool:
     from .errors import LockTimeout
 
     return isinstance(exc, LockTimeout)
+
+
+def _as_of(entries: list[dict], stamp: str) -> list[dict]:
+    """The log as it stood at ``stamp``: entries dated then or before (undated ones too)."""
+    moment = parse_ts(stamp)
+    out = []
+    for entry in entries:
+        when = parse_ts(entry.get("timestamp"))
+        if moment is None or when is None or when <= moment:
+            out.append(entry)
+    return out
 
 
 def _quiet_for(segment, ref) -> float:
