@@ -29,10 +29,16 @@ Dedup and failures (§4.1.1), in ``state.json`` under the directory lock:
 
 * ``claims[sessionId]``: taken under the lock before any model call, so two triggers of the
   same session (``before_reset`` and ``session_end`` at the same instant) extract it once: the
-  second sees a live claim and stands down. A claim dies with its process (or after 2 hours).
+  second sees a live claim and waits for it to go (polling, backoff up to 10 s, at most 15
+  minutes, ``$ZETTELCLAW_CLAIM_WAIT``), then extracts what lies beyond the cursor the first
+  left, usually nothing; so neither leaves the conversation to the next gateway start. Sweep
+  does not wait: a claimed session is its holder's. A claim dies with its process (or after
+  2 hours).
 * ``extractedSessions[sessionId].cursor``: how far the session has been extracted: the last
-  event id, a hash of the last message (inline messages often carry no ids) and its time. A
-  later conversation in the same sessionId (2026.9 ``/new``) is what lies beyond the cursor.
+  event id, hashes of the last message and of the few before it (inline messages carry no
+  ids, and "Got it." recurs: the preceding messages and the time pick the right repetition),
+  and its time. A later conversation in the same sessionId (2026.9 ``/new``) is what lies
+  beyond the cursor.
 * ``pending[sessionId]``: the entries about to be appended, written before the append and
   cleared after it, so a process killed in between is finished by the next run (missing
   entries appended, none twice).
@@ -49,6 +55,7 @@ import os
 import re
 import socket
 import sys
+import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -61,6 +68,9 @@ from .redact import redact
 
 DEFAULT_CHUNK_CHARS = 400_000  # ~100k tokens of transcript per call: well inside 200k context
 CLAIM_TTL_SECONDS = 2 * 3600
+CLAIM_WAIT_SECONDS = 15 * 60  # a trigger waits this long for another's claim to go
+CLAIM_POLL_SECONDS = 0.25  # first wait for a claim, doubled up to the max
+CLAIM_POLL_MAX_SECONDS = 10.0
 EXISTING_LIMIT = 150  # current entries shown to the model so it can write `replaces`
 EXISTING_CHARS = 20_000
 MAX_FIELD_CHARS = 4000
@@ -233,8 +243,15 @@ def _digest(message) -> str:
     return hashlib.sha256(f"{message.role}\0{message.text}".encode()).hexdigest()[:16]
 
 
+CONTEXT_MESSAGES = 4  # messages before the cursor's last one whose digests it also keeps
+
+
 def make_cursor(segment) -> dict:
-    """A closed segment ends at its last event (the reset); an open one at its last message."""
+    """A closed segment ends at its last event (the reset); an open one at its last message.
+
+    Besides the event id, the cursor keeps the digest of the last message (``tail``), of the
+    few before it (``context``) and its time: inline messages carry no event ids, and a short
+    text ("Got it.") recurs; the context and the time tell its repetitions apart."""
     last = segment.messages[-1] if segment.messages else None
     event = segment.last_event_id if segment.closed else None
     if event is None and last is not None:
@@ -242,9 +259,41 @@ def make_cursor(segment) -> dict:
     cursor = {"event": event}
     if last is not None:
         cursor["tail"] = _digest(last)
+        before = segment.messages[-1 - CONTEXT_MESSAGES:-1]
+        if before:
+            cursor["context"] = [_digest(m) for m in before]
         if last.timestamp:
             cursor["time"] = last.timestamp
     return cursor
+
+
+def _tail_cut(segments: list, cursor: dict) -> tuple[int, int] | None:
+    """Where a cursor's last message is, by text: of the messages with its digest, the one
+    whose preceding messages match most of the cursor's context, then the one closest to its
+    time, then the earliest (taking a conversation twice beats skipping one)."""
+    tail = cursor.get("tail")
+    if not tail:
+        return None
+    context = cursor.get("context") if isinstance(cursor.get("context"), list) else []
+    moment = parse_ts(cursor.get("time"))
+    flat = [(i, j, m) for i, seg in enumerate(segments) for j, m in enumerate(seg.messages)]
+    digests = [_digest(m) for _, _, m in flat]
+    best, best_score = None, None
+    for k, digest in enumerate(digests):
+        if digest != tail:
+            continue
+        matched = 0
+        for back, wanted in enumerate(reversed(context), 1):
+            if k - back < 0 or digests[k - back] != wanted:
+                break
+            matched += 1
+        when = parse_ts(flat[k][2].timestamp)
+        distance = (abs((when - moment).total_seconds()) if when is not None
+                    and moment is not None else float("inf"))
+        score = (-matched, distance)
+        if best_score is None or score < best_score:
+            best, best_score = (flat[k][0], flat[k][1]), score
+    return best
 
 
 def _after(stamp, moment) -> bool:
@@ -264,7 +313,7 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
 
     if not cursor:
         return list(segments)
-    event, tail, moment = cursor.get("event"), cursor.get("tail"), parse_ts(cursor.get("time"))
+    event, moment = cursor.get("event"), parse_ts(cursor.get("time"))
     cut = None  # (segment index, index of the last message already extracted)
     if event:
         for i, seg in enumerate(segments):
@@ -273,11 +322,8 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
             for j, message in enumerate(seg.messages):
                 if message.event_id == event:
                     cut = (i, j)
-    if cut is None and tail:
-        for i, seg in enumerate(segments):
-            for j, message in enumerate(seg.messages):
-                if _digest(message) == tail:
-                    cut = (i, j)
+    if cut is None:
+        cut = _tail_cut(segments, cursor)
     if cut is None and moment is not None:
         out = []
         for seg in segments:
@@ -494,11 +540,14 @@ class Extractor:
                         session_key: str | None = None, messages=None,
                         reason: str | None = None, dry_run: bool = False,
                         retry_failed: bool = False, settle_seconds: float | None = None,
+                        wait_seconds: float | None = None,
                         ref=None) -> Result:
         """Extract what lies beyond the session's cursor. ``messages``: inline data (the
         ``before_reset`` hook's); otherwise the transcript is found in either layout.
         ``settle_seconds``: leave a still-open conversation alone until it has been quiet
-        that long (sweep); None extracts it (a hook saying the session ended)."""
+        that long (sweep); None extracts it (a hook saying the session ended).
+        ``wait_seconds``: how long to wait for another process's claim on the session to end
+        before standing down (default :data:`CLAIM_WAIT_SECONDS`; 0: do not wait)."""
         from . import transcripts
         from .state import State, transaction
 
@@ -521,23 +570,37 @@ class Extractor:
             cursor = (state.extractedSessions.get(session_id) or {}).get("cursor")
             pending = None
         else:
-            with transaction() as state:
-                failed = state.failedSessions.get(session_id)
-                claims = state.section("claims")
-                if failed and failed.get("permanent") and not retry_failed:
-                    return Result(session_id, "skipped",
-                                  f"skipped {session_id}: extraction failed for good "
-                                  f"({failed.get('error')}); `zettelclaw sweep --retry-failed` "
-                                  "tries again")
-                if claim_is_live(claims.get(session_id)):
-                    pid = claims[session_id].get("pid")
+            # Another trigger of the same session (before_reset and session_end fire together)
+            # holds the claim: wait for it to finish, then extract what lies beyond the cursor
+            # it leaves (usually nothing), so neither leaves the conversation for the next sweep.
+            budget = _claim_wait() if wait_seconds is None else wait_seconds
+            deadline = time.monotonic() + max(0.0, budget)
+            delay = CLAIM_POLL_SECONDS
+            while True:
+                with transaction() as state:
+                    failed = state.failedSessions.get(session_id)
+                    claims = state.section("claims")
+                    if failed and failed.get("permanent") and not retry_failed:
+                        return Result(session_id, "skipped",
+                                      f"skipped {session_id}: extraction failed for good "
+                                      f"({failed.get('error')}); `zettelclaw sweep "
+                                      "--retry-failed` tries again")
+                    holder = claims.get(session_id)
+                    if not claim_is_live(holder):
+                        claims[session_id] = {"token": token, "pid": os.getpid(),
+                                              "host": socket.gethostname(),
+                                              "at": format_ts(now()), "reason": reason}
+                        pending = state.section("pending").get(session_id)
+                        record = state.extractedSessions.get(session_id) or {}
+                        cursor = record.get("cursor")
+                        break
+                left = deadline - time.monotonic()
+                if left <= 0:
                     return Result(session_id, "busy", f"skipped {session_id}: being extracted "
-                                                      f"by another process (pid {pid})")
-                claims[session_id] = {"token": token, "pid": os.getpid(),
-                                      "host": socket.gethostname(), "at": format_ts(now()),
-                                      "reason": reason}
-                pending = state.section("pending").get(session_id)
-                cursor = (state.extractedSessions.get(session_id) or {}).get("cursor")
+                                                      f"by another process (pid "
+                                                      f"{holder.get('pid')})")
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, CLAIM_POLL_MAX_SECONDS)
 
         result = Result(session_id, "up-to-date", "")
         released = False  # the claim goes with the last commit (one state write fewer)
@@ -690,6 +753,14 @@ def _transient(exc: Exception) -> bool:
     from .errors import LockTimeout
 
     return isinstance(exc, LockTimeout)
+
+
+def _claim_wait() -> float:
+    raw = os.environ.get("ZETTELCLAW_CLAIM_WAIT")
+    try:
+        return max(0.0, float(raw)) if raw else CLAIM_WAIT_SECONDS
+    except ValueError:
+        return CLAIM_WAIT_SECONDS
 
 
 def _as_of(entries: list[dict], stamp: str) -> list[dict]:

@@ -169,7 +169,8 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
         ref = candidate.ref
         return extractor.extract_session(
             ref.session_id, agent=ref.agent_id, ref=ref, reason="sweep",
-            retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS)
+            retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS,
+            wait_seconds=0)  # a claimed session is its holder's
 
     bar = None
     if progress:
