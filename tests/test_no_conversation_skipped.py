@@ -1,6 +1,6 @@
 """Issue 10 §5: no conversation is skipped. A repeated text does not move the cursor past a
-conversation, and racing triggers both see it extracted. Both OpenClaw layouts and inline
-before_reset messages."""
+conversation, racing triggers both see it extracted, and a crash's cut-off conversation is
+taken at the next gateway start. Both OpenClaw layouts and inline before_reset messages."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -165,3 +166,97 @@ def test_the_loser_stands_down_only_after_its_wait(cli, home, model, log_dir, mo
     # the holder died without finishing: the next trigger takes the session
     assert cli("extract", "--session-id", SID).exit_code == 0
     assert handoffs(log_dir) == ["invoice", "max calls"]
+
+
+# ---------------------------------------------------------------------------------------------
+# a crash, then a gateway start
+
+
+def _continue(home, layout: str, turns, start: datetime) -> None:
+    """More messages in the open conversation (the person carries on after the restart)."""
+    if layout == "2026.9":
+        conn = home.connect("main")
+        seq = conn.execute("SELECT MAX(seq) + 1 FROM transcript_events WHERE session_id = ?",
+                           (SID,)).fetchone()[0]
+        with conn:
+            for n, (role, text) in enumerate(turns):
+                moment = start + timedelta(seconds=n)
+                content = text if role == "user" else [{"type": "text", "text": text}]
+                event = {"type": "message", "id": uuid.uuid4().hex, "parentId": None,
+                         "timestamp": moment.isoformat().replace("+00:00", "Z"),
+                         "message": {"role": role, "content": content}}
+                conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, "
+                             "created_at) VALUES (?, ?, ?, ?)",
+                             (SID, seq + n, json.dumps(event), int(moment.timestamp() * 1000)))
+            last = int((start + timedelta(seconds=len(turns))).timestamp() * 1000)
+            conn.execute("UPDATE session_windows SET updated_at = ? WHERE session_id = ?",
+                         (last, SID))
+            conn.execute("UPDATE session_nodes SET updated_at = ? WHERE current_session_id = ?",
+                         (last, SID))
+        conn.close()
+    else:
+        path = home.agents / "main" / "sessions" / f"{SID}.jsonl"
+        with open(path, "a") as fh:
+            for n, (role, text) in enumerate(turns):
+                moment = start + timedelta(seconds=n)
+                content = text if role == "user" else [{"type": "text", "text": text}]
+                fh.write(json.dumps({"type": "message", "id": uuid.uuid4().hex,
+                                     "timestamp": moment.isoformat().replace("+00:00", "Z"),
+                                     "message": {"role": role, "content": content}}) + "\n")
+        store = home.agents / "main" / "sessions" / "sessions.json"
+        data = json.loads(store.read_text())
+        data[MAIN]["updatedAt"] = int((start + timedelta(seconds=len(turns))).timestamp()
+                                      * 1000)
+        store.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("layout", ["2026.9", "2026.2"])
+def test_a_conversation_cut_off_by_a_crash_is_extracted_by_the_next_gateway_start(
+        cli, home, model, log_dir, layout):
+    crashed = datetime.now(timezone.utc) - timedelta(minutes=10)
+    if layout == "2026.9":
+        home.db_session("main", SID, [FIRST], key=MAIN, start=crashed - timedelta(minutes=2))
+    else:
+        home.jsonl_session("main", SID, FIRST, key=MAIN, start=crashed - timedelta(minutes=2))
+    # a config hot reload (the gateway started before the conversation) leaves it to settle
+    earlier = format_ts(crashed - timedelta(hours=1))
+    assert cli("sweep", "--gateway-start", earlier).exit_code == 0
+    assert read_log(log_dir) == [] and model.message_requests == []
+    # the restart after the crash takes it at once
+    restarted = format_ts(datetime.now(timezone.utc))
+    result = cli("sweep", "--gateway-start", restarted)
+    assert result.stdout.startswith("Sweep: 1 session(s) extracted"), result.stdout
+    assert handoffs(log_dir) == ["invoice"]
+    assert cli.lines("handoff", "--json")[0]["handoff"]["content"] == "invoice"
+    # the person carries on after the restart: session_end takes only the continuation
+    _continue(home, layout, SECOND, datetime.now(timezone.utc) - timedelta(seconds=30))
+    assert cli("extract", "--session-id", SID, "--reason", "session_end").exit_code == 0
+    assert handoffs(log_dir) == ["invoice", "max calls"]
+    assert "invoice goes to ACME" not in model.message_requests[-1].user_text
+
+
+def test_an_open_conversation_left_to_settle_is_not_forgotten(cli, home, model, log_dir):
+    # a sweep extracts the closed first conversation and leaves the open second one to
+    # settle; the gateway then crashes: the next start still finds the second one
+    recent = datetime.now(timezone.utc) - timedelta(minutes=20)
+    home.db_session("main", SID, [FIRST], key=MAIN, start=recent - timedelta(hours=2))
+    home.db_session("main", SID, [SECOND], key=MAIN, start=recent)
+    assert cli("sweep").exit_code == 0
+    assert handoffs(log_dir) == ["invoice"]
+    result = cli("sweep", "--gateway-start", format_ts(datetime.now(timezone.utc)))
+    assert result.stdout.startswith("Sweep: 1 session(s) extracted"), result.stdout
+    assert handoffs(log_dir) == ["invoice", "max calls"]
+
+
+def test_a_pruned_record_is_written_back_after_one_look(cli, home, model, log_dir):
+    home.db_session("main", SID, [FIRST, SECOND], key=MAIN,
+                    start=datetime.now(timezone.utc) - timedelta(days=40), current=False)
+    cli("sweep")
+    calls = len(model.message_requests)
+    state = _state(log_dir)
+    state["extractedSessions"] = {}  # as if pruned after 30 days
+    (log_dir / "state.json").write_text(json.dumps(state))
+    cli("sweep")  # the log's conversation times say nothing is new: no model call
+    assert len(model.message_requests) == calls
+    assert SID in _state(log_dir)["extractedSessions"]
+    assert len(read_log(log_dir)) == 4

@@ -38,7 +38,7 @@ Dedup and failures (§4.1.1), in ``state.json`` under the directory lock:
   event id, hashes of the last message and of the few before it (inline messages carry no
   ids, and "Got it." recurs: the preceding messages and the time pick the right repetition),
   and its time. A later conversation in the same sessionId (2026.9 ``/new``) is what lies
-  beyond the cursor.
+  beyond the cursor. ``held``: sweep left an open conversation to settle.
 * ``pending[sessionId]``: the entries about to be appended, written before the append and
   cleared after it, so a process killed in between is finished by the next run (missing
   entries appended, none twice).
@@ -540,12 +540,14 @@ class Extractor:
                         session_key: str | None = None, messages=None,
                         reason: str | None = None, dry_run: bool = False,
                         retry_failed: bool = False, settle_seconds: float | None = None,
-                        wait_seconds: float | None = None,
+                        open_before=None, wait_seconds: float | None = None,
                         ref=None) -> Result:
         """Extract what lies beyond the session's cursor. ``messages``: inline data (the
         ``before_reset`` hook's); otherwise the transcript is found in either layout.
         ``settle_seconds``: leave a still-open conversation alone until it has been quiet
         that long (sweep); None extracts it (a hook saying the session ended).
+        ``open_before``: an open conversation whose last message is older than this (the
+        gateway's start: a crash or stop cut it off) is extracted however recent.
         ``wait_seconds``: how long to wait for another process's claim on the session to end
         before standing down (default :data:`CLAIM_WAIT_SECONDS`; 0: do not wait)."""
         from . import transcripts
@@ -613,19 +615,32 @@ class Extractor:
             from .resolve import Resolution
 
             log_entries = list(Log(warn=False).entries())
+            derived = False
             if not cursor:  # no record (never extracted, or pruned after 30 days): the log
                 stamps = [e["timestamp"] for e in log_entries  # knows how far it got: its
                           if e.get("session") == session_id  # entries carry the time of
                           and isinstance(e.get("timestamp"), str)]  # their conversation
                 cursor = {"time": max(stamps)} if stamps else None
+                derived = cursor is not None
             if messages is not None:
                 segments = transcripts.segments_from_messages(messages, session_id)
             else:
                 segments = transcripts.read_segments(ref)
             todo = after_cursor(segments, cursor)
+            fresh = bool(todo)
+            held = 0
             if settle_seconds is not None:
-                todo = [s for s in todo if s.closed or _quiet_for(s, ref) >= settle_seconds]
+                start = parse_ts(open_before) if isinstance(open_before, str) else open_before
+                kept = [s for s in todo if s.closed or _quiet_for(s, ref) >= settle_seconds
+                        or _cut_off(s, start)]
+                held = len(todo) - len(kept)
+                todo = kept
             if not todo:
+                if derived and not fresh and not dry_run and not result.entries and segments:
+                    # a pruned record: write it back, so the next sweep skips the session
+                    self._remember(session_id, token, make_cursor(segments[-1]), agent=agent,
+                                   key=key)
+                    released = True
                 if result.entries:
                     result.status = "extracted"
                     result.message = (f"{session_id}: finished an interrupted extraction "
@@ -652,7 +667,8 @@ class Extractor:
                 if not dry_run:
                     last = number == len(todo)
                     self._commit(session_id, token, made, make_cursor(segment), usage,
-                                 agent=agent, key=key, reason=reason, release=last)
+                                 agent=agent, key=key, reason=reason, release=last,
+                                 held=bool(held) and last)
                     released = last
                 known_ids.update(e["id"] for e in made)
                 log_entries.extend(made)
@@ -685,13 +701,15 @@ class Extractor:
 
     def _commit(self, session_id: str, token: str, entries: list[dict], cursor: dict,
                 usage: Usage, *, agent=None, key=None, reason=None,
-                release: bool = False) -> None:
+                release: bool = False, held: bool = False) -> None:
         from .log import Log
         from .state import transaction
         from .subjects import Registry
 
         record = {"token": token, "entries": entries, "cursor": cursor,
                   "tokens": usage.as_dict(), "agent": agent, "key": key, "reason": reason}
+        if held:
+            record["held"] = True
         if entries:
             with transaction() as state:
                 _check_claim(state, session_id, token)
@@ -738,6 +756,18 @@ class Extractor:
             _drop_claim(state, session_id, token)
         return retries, permanent
 
+    def _remember(self, session_id: str, token: str, cursor: dict, *, agent=None,
+                  key=None) -> None:
+        """A session found fully extracted by its log alone gets its record back."""
+        from .state import transaction
+
+        with transaction() as state:
+            if session_id not in state.extractedSessions:
+                state.extractedSessions[session_id] = {
+                    "at": format_ts(now()), "entries": 0, "segments": 0, "cursor": cursor,
+                    "tokens": Usage().as_dict(), "agent": agent, "key": key}
+            _drop_claim(state, session_id, token)
+
     def _release(self, session_id: str, token: str) -> None:
         from .state import transaction
 
@@ -772,6 +802,14 @@ def _as_of(entries: list[dict], stamp: str) -> list[dict]:
         if moment is None or when is None or when <= moment:
             out.append(entry)
     return out
+
+
+def _cut_off(segment, started) -> bool:
+    """An open conversation whose last message came before the gateway (re)started."""
+    if started is None or not segment.messages:
+        return False
+    last = parse_ts(segment.messages[-1].timestamp)
+    return last is not None and last < started
 
 
 def _quiet_for(segment, ref) -> float:
@@ -811,6 +849,8 @@ def _finalize(state, session_id: str, record: dict) -> None:
     }
     if record.get("reason"):
         state.extractedSessions[session_id]["reason"] = record["reason"]
+    if record.get("held"):  # an open conversation was left to settle: not up to date yet
+        state.extractedSessions[session_id]["held"] = True
     state.section("pending").pop(session_id, None)
     state.failedSessions.pop(session_id, None)
     totals = state.section("usage")
