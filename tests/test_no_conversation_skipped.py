@@ -256,6 +256,8 @@ def test_a_pruned_record_is_written_back_after_one_look(cli, home, model, log_di
     state = _state(log_dir)
     state["extractedSessions"] = {}  # as if pruned after 30 days
     (log_dir / "state.json").write_text(json.dumps(state))
+    dry = cli("sweep", "--dry-run")
+    assert dry.stdout.startswith("Sweep: 0 session(s) would extract"), dry.stdout
     cli("sweep")  # the log's conversation times say nothing is new: no model call
     assert len(model.message_requests) == calls
     assert SID in _state(log_dir)["extractedSessions"]

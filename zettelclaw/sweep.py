@@ -40,6 +40,7 @@ DEFAULT_CONCURRENCY = 4
 class Candidate:
     ref: object  # transcripts.SessionRef
     why: str  # "new", "more", "retry", "retry-failed"
+    mark: str | None = None  # the latest time of its entries in the log (no record left)
 
 
 @dataclass
@@ -122,7 +123,8 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
         if _newer(stamp, ref.updated_at) and not (record or {}).get("held"):
             skipped += 1
             continue
-        todo.append(Candidate(ref, "more" if stamp else "new"))
+        todo.append(Candidate(ref, "more" if stamp else "new",
+                              None if record else marks.get(ref.session_id)))
     return todo, skipped
 
 
@@ -133,7 +135,8 @@ def preview(candidate: Candidate) -> Result:
 
     ref = candidate.ref
     record = State.load().extractedSessions.get(ref.session_id) or {}
-    segments = after_cursor(transcripts.read_segments(ref), record.get("cursor"))
+    cursor = record.get("cursor") or ({"time": candidate.mark} if candidate.mark else None)
+    segments = after_cursor(transcripts.read_segments(ref), cursor)
     segments = [s for s in segments if s.has_user]
     messages = sum(len(s.messages) for s in segments)
     if not segments:
