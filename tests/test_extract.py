@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.conftest import run_zettelclaw
+from tests.conftest import run_zettelclaw, write_log
 from zettelclaw.entries import ID_RE, make_entry
 from zettelclaw.extract import parse_output
 
@@ -160,7 +160,9 @@ def test_prose_fences_forged_fields_unknown_types_and_extra_handoffs(cli, fake_a
 
 
 def test_replaces_must_name_an_existing_entry(cli, fake_anthropic, auth_session, log_dir):
-    old = cli.lines("write", "fact", "Backoff intervals: 1s, 5s, 15s", "--json")[0]
+    old = make_entry("fact", "Backoff intervals: 1s, 5s, 15s", "earlier-session",
+                     timestamp="2026-11-19T08:00:00Z")  # the day before the conversation
+    write_log(log_dir, [old])
     fake_anthropic.entries(
         {"type": "fact", "content": "Backoff intervals: 2s, 10s, 30s", "replaces": old["id"]},
         {"type": "fact", "content": "Canary on Friday", "replaces": "NoSuchEntry1"},

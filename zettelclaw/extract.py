@@ -16,14 +16,29 @@ Per conversation segment (a 2026.9 ``reset`` event, or a rotated 2026.2 file, en
    of the last chunk); when the model wrote none, none is stored and a warning says so;
 4. secrets are redacted, then all of the segment's entries go into the log in one locked append.
 
+An entry's ``timestamp`` is when its conversation happened, not when it was extracted: the time
+of the conversation's last message (a 2026.2 or 2026.9 event's ``timestamp``, an inline
+``before_reset`` message's own time), else the session's last update, else now; never later
+than now, one time for every entry of the conversation (``segment_time``). A sweep months
+later keeps January's conversations in January. When it was extracted is ``state.json``'s
+``extractedSessions[sessionId].at``. The model sees the existing entries as the log stood at
+the conversation's time (those dated at or before it), so a conversation extracted late
+cannot correct what was decided after it.
+
 Dedup and failures (§4.1.1), in ``state.json`` under the directory lock:
 
 * ``claims[sessionId]``: taken under the lock before any model call, so two triggers of the
   same session (``before_reset`` and ``session_end`` at the same instant) extract it once: the
-  second sees a live claim and stands down. A claim dies with its process (or after 2 hours).
+  second sees a live claim and waits for it to go (polling, backoff up to 10 s, at most 15
+  minutes, ``$ZETTELCLAW_CLAIM_WAIT``), then extracts what lies beyond the cursor the first
+  left, usually nothing; so neither leaves the conversation to the next gateway start. Sweep
+  does not wait: a claimed session is its holder's. A claim dies with its process (or after
+  2 hours).
 * ``extractedSessions[sessionId].cursor``: how far the session has been extracted: the last
-  event id, a hash of the last message (inline messages often carry no ids) and its time. A
-  later conversation in the same sessionId (2026.9 ``/new``) is what lies beyond the cursor.
+  event id, hashes of the last message and of the few before it (inline messages carry no
+  ids, and "Got it." recurs: the preceding messages and the time pick the right repetition),
+  and its time. A later conversation in the same sessionId (2026.9 ``/new``) is what lies
+  beyond the cursor. ``held``: sweep left an open conversation to settle.
 * ``pending[sessionId]``: the entries about to be appended, written before the append and
   cleared after it, so a process killed in between is finished by the next run (missing
   entries appended, none twice).
@@ -40,6 +55,7 @@ import os
 import re
 import socket
 import sys
+import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -52,6 +68,9 @@ from .redact import redact
 
 DEFAULT_CHUNK_CHARS = 400_000  # ~100k tokens of transcript per call: well inside 200k context
 CLAIM_TTL_SECONDS = 2 * 3600
+CLAIM_WAIT_SECONDS = 15 * 60  # a trigger waits this long for another's claim to go
+CLAIM_POLL_SECONDS = 0.25  # first wait for a claim, doubled up to the max
+CLAIM_POLL_MAX_SECONDS = 10.0
 EXISTING_LIMIT = 150  # current entries shown to the model so it can write `replaces`
 EXISTING_CHARS = 20_000
 MAX_FIELD_CHARS = 4000
@@ -280,8 +299,15 @@ def _digest(message) -> str:
     return hashlib.sha256(f"{message.role}\0{message.text}".encode()).hexdigest()[:16]
 
 
+CONTEXT_MESSAGES = 4  # messages before the cursor's last one whose digests it also keeps
+
+
 def make_cursor(segment) -> dict:
-    """A closed segment ends at its last event (the reset); an open one at its last message."""
+    """A closed segment ends at its last event (the reset); an open one at its last message.
+
+    Besides the event id, the cursor keeps the digest of the last message (``tail``), of the
+    few before it (``context``) and its time: inline messages carry no event ids, and a short
+    text ("Got it.") recurs; the context and the time tell its repetitions apart."""
     last = segment.messages[-1] if segment.messages else None
     event = segment.last_event_id if segment.closed else None
     if event is None and last is not None:
@@ -289,9 +315,52 @@ def make_cursor(segment) -> dict:
     cursor = {"event": event}
     if last is not None:
         cursor["tail"] = _digest(last)
+        before = segment.messages[-1 - CONTEXT_MESSAGES:-1]
+        if before:
+            cursor["context"] = [_digest(m) for m in before]
         if last.timestamp:
             cursor["time"] = last.timestamp
     return cursor
+
+
+def _tail_cut(segments: list, cursor: dict) -> tuple[int, int] | None:
+    """Where a cursor's last message is, by text: of the messages with its digest, the one
+    whose preceding messages match most of the cursor's context, then the one closest to its
+    time, then the earliest (taking a conversation twice beats skipping one)."""
+    tail = cursor.get("tail")
+    if not tail:
+        return None
+    context = cursor.get("context") if isinstance(cursor.get("context"), list) else []
+    moment = parse_ts(cursor.get("time"))
+    flat = [(i, j, m) for i, seg in enumerate(segments) for j, m in enumerate(seg.messages)]
+    digests = [_digest(m) for _, _, m in flat]
+    best, best_score = None, None
+    for k, digest in enumerate(digests):
+        if digest != tail:
+            continue
+        matched = 0
+        for back, wanted in enumerate(reversed(context), 1):
+            if k - back < 0 or digests[k - back] != wanted:
+                break
+            matched += 1
+        when = parse_ts(flat[k][2].timestamp)
+        distance = (abs((when - moment).total_seconds()) if when is not None
+                    and moment is not None else float("inf"))
+        score = (-matched, distance)
+        if best_score is None or score < best_score:
+            best, best_score = (flat[k][0], flat[k][1]), score
+    return best
+
+
+def _after(stamp, moment) -> bool:
+    """Whether a message time is after a cursor time; a whole-second cursor (a log
+    timestamp) compares at whole seconds, so its own last message is not "after" it."""
+    when = parse_ts(stamp)
+    if when is None:
+        return False
+    if moment.microsecond == 0:
+        when = when.replace(microsecond=0)
+    return when > moment
 
 
 def after_cursor(segments: list, cursor: dict | None) -> list:
@@ -300,7 +369,7 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
 
     if not cursor:
         return list(segments)
-    event, tail, moment = cursor.get("event"), cursor.get("tail"), parse_ts(cursor.get("time"))
+    event, moment = cursor.get("event"), parse_ts(cursor.get("time"))
     cut = None  # (segment index, index of the last message already extracted)
     if event:
         for i, seg in enumerate(segments):
@@ -309,16 +378,12 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
             for j, message in enumerate(seg.messages):
                 if message.event_id == event:
                     cut = (i, j)
-    if cut is None and tail:
-        for i, seg in enumerate(segments):
-            for j, message in enumerate(seg.messages):
-                if _digest(message) == tail:
-                    cut = (i, j)
+    if cut is None:
+        cut = _tail_cut(segments, cursor)
     if cut is None and moment is not None:
         out = []
         for seg in segments:
-            fresh = [m for m in seg.messages
-                     if (parse_ts(m.timestamp) or moment) > moment]
+            fresh = [m for m in seg.messages if _after(m.timestamp, moment)]
             if fresh:
                 out.append(Segment(seg.session_id, seg.index, fresh, seg.first_event_id,
                                    seg.last_event_id, seg.closed))
@@ -334,6 +399,22 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
                            seg.last_event_id, seg.closed))
     out.extend(segments[i + 1:])
     return out
+
+
+def segment_time(segment, ref=None) -> str:
+    """When a conversation happened, as its entries are dated: the time of its last message
+    that carries one; else the session's last update; else now. Never later than now."""
+    moment = None
+    for message in reversed(segment.messages):
+        moment = parse_ts(message.timestamp)
+        if moment is not None:
+            break
+    if moment is None and ref is not None:
+        moment = getattr(ref, "updated_at", None)
+    current = now()
+    if moment is None or moment > current:
+        moment = current
+    return format_ts(moment)
 
 
 # --------------------------------------------------------------------------------------------
@@ -474,13 +555,16 @@ class Extractor:
     # -- one segment -----------------------------------------------------------------------
 
     def extract_segment(self, segment, *, known_ids: set[str], existing: str = "",
-                        resolution=None) -> tuple[list[dict], Usage, list[str], int]:
-        """Entries for one conversation (no writes). Raises ModelError."""
+                        timestamp: str | None = None, resolution=None,
+                        ) -> tuple[list[dict], Usage, list[str], int]:
+        """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
+        conversation's own time, :func:`segment_time`); ``resolution``: the log's replacement
+        map, for the correction rules of :func:`build_entries`. Raises ModelError."""
         from .transcripts import chunk_messages, render
 
         chunks = chunk_messages(segment.messages, self.chunk_chars)
         subjects = self.subjects_context()
-        stamp = format_ts(now())
+        stamp = timestamp or segment_time(segment)
         usage = Usage()
         entries: list[dict] = []
         warnings: list[str] = []
@@ -513,11 +597,16 @@ class Extractor:
                         session_key: str | None = None, messages=None,
                         reason: str | None = None, dry_run: bool = False,
                         retry_failed: bool = False, settle_seconds: float | None = None,
+                        open_before=None, wait_seconds: float | None = None,
                         ref=None) -> Result:
         """Extract what lies beyond the session's cursor. ``messages``: inline data (the
         ``before_reset`` hook's); otherwise the transcript is found in either layout.
         ``settle_seconds``: leave a still-open conversation alone until it has been quiet
-        that long (sweep); None extracts it (a hook saying the session ended)."""
+        that long (sweep); None extracts it (a hook saying the session ended).
+        ``open_before``: an open conversation whose last message is older than this (the
+        gateway's start: a crash or stop cut it off) is extracted however recent.
+        ``wait_seconds``: how long to wait for another process's claim on the session to end
+        before standing down (default :data:`CLAIM_WAIT_SECONDS`; 0: do not wait)."""
         from . import transcripts
         from .state import State, transaction
 
@@ -540,23 +629,37 @@ class Extractor:
             cursor = (state.extractedSessions.get(session_id) or {}).get("cursor")
             pending = None
         else:
-            with transaction() as state:
-                failed = state.failedSessions.get(session_id)
-                claims = state.section("claims")
-                if failed and failed.get("permanent") and not retry_failed:
-                    return Result(session_id, "skipped",
-                                  f"skipped {session_id}: extraction failed for good "
-                                  f"({failed.get('error')}); `zettelclaw sweep --retry-failed` "
-                                  "tries again")
-                if claim_is_live(claims.get(session_id)):
-                    pid = claims[session_id].get("pid")
+            # Another trigger of the same session (before_reset and session_end fire together)
+            # holds the claim: wait for it to finish, then extract what lies beyond the cursor
+            # it leaves (usually nothing), so neither leaves the conversation for the next sweep.
+            budget = _claim_wait() if wait_seconds is None else wait_seconds
+            deadline = time.monotonic() + max(0.0, budget)
+            delay = CLAIM_POLL_SECONDS
+            while True:
+                with transaction() as state:
+                    failed = state.failedSessions.get(session_id)
+                    claims = state.section("claims")
+                    if failed and failed.get("permanent") and not retry_failed:
+                        return Result(session_id, "skipped",
+                                      f"skipped {session_id}: extraction failed for good "
+                                      f"({failed.get('error')}); `zettelclaw sweep "
+                                      "--retry-failed` tries again")
+                    holder = claims.get(session_id)
+                    if not claim_is_live(holder):
+                        claims[session_id] = {"token": token, "pid": os.getpid(),
+                                              "host": socket.gethostname(),
+                                              "at": format_ts(now()), "reason": reason}
+                        pending = state.section("pending").get(session_id)
+                        record = state.extractedSessions.get(session_id) or {}
+                        cursor = record.get("cursor")
+                        break
+                left = deadline - time.monotonic()
+                if left <= 0:
                     return Result(session_id, "busy", f"skipped {session_id}: being extracted "
-                                                      f"by another process (pid {pid})")
-                claims[session_id] = {"token": token, "pid": os.getpid(),
-                                      "host": socket.gethostname(), "at": format_ts(now()),
-                                      "reason": reason}
-                pending = state.section("pending").get(session_id)
-                cursor = (state.extractedSessions.get(session_id) or {}).get("cursor")
+                                                      f"by another process (pid "
+                                                      f"{holder.get('pid')})")
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, CLAIM_POLL_MAX_SECONDS)
 
         result = Result(session_id, "up-to-date", "")
         released = False  # the claim goes with the last commit (one state write fewer)
@@ -569,19 +672,32 @@ class Extractor:
             from .resolve import Resolution
 
             log_entries = list(Log(warn=False).entries())
+            derived = False
             if not cursor:  # no record (never extracted, or pruned after 30 days): the log
-                stamps = [e["timestamp"] for e in log_entries  # knows when it last was
-                          if e.get("session") == session_id and isinstance(e.get("timestamp"),
-                                                                           str)]
+                stamps = [e["timestamp"] for e in log_entries  # knows how far it got: its
+                          if e.get("session") == session_id  # entries carry the time of
+                          and isinstance(e.get("timestamp"), str)]  # their conversation
                 cursor = {"time": max(stamps)} if stamps else None
+                derived = cursor is not None
             if messages is not None:
                 segments = transcripts.segments_from_messages(messages, session_id)
             else:
                 segments = transcripts.read_segments(ref)
             todo = after_cursor(segments, cursor)
+            fresh = bool(todo)
+            held = 0
             if settle_seconds is not None:
-                todo = [s for s in todo if s.closed or _quiet_for(s, ref) >= settle_seconds]
+                start = parse_ts(open_before) if isinstance(open_before, str) else open_before
+                kept = [s for s in todo if s.closed or _quiet_for(s, ref) >= settle_seconds
+                        or _cut_off(s, start)]
+                held = len(todo) - len(kept)
+                todo = kept
             if not todo:
+                if derived and not fresh and not dry_run and not result.entries and segments:
+                    # a pruned record: write it back, so the next sweep skips the session
+                    self._remember(session_id, token, make_cursor(segments[-1]), agent=agent,
+                                   key=key)
+                    released = True
                 if result.entries:
                     result.status = "extracted"
                     result.message = (f"{session_id}: finished an interrupted extraction "
@@ -597,10 +713,12 @@ class Extractor:
             for number, segment in enumerate(todo, 1):
                 made: list[dict] = []
                 usage = Usage()
-                if segment.has_user:  # a later conversation may correct an earlier one's
-                    existing = self.existing_context(Resolution.build(log_entries).current)
+                if segment.has_user:  # a later conversation may correct an earlier one's,
+                    stamp = segment_time(segment, ref)  # never one newer than itself: the
+                    existing = self.existing_context(  # log as it stood at the time
+                        Resolution.build(_as_of(log_entries, stamp)).current)
                     made, usage, notes, skipped = self.extract_segment(
-                        segment, known_ids=known_ids, existing=existing,
+                        segment, known_ids=known_ids, existing=existing, timestamp=stamp,
                         resolution=current.resolution)
                     made, duplicates = current.take(made)
                     result.duplicates += duplicates
@@ -612,7 +730,8 @@ class Extractor:
                 if not dry_run:
                     last = number == len(todo)
                     self._commit(session_id, token, made, make_cursor(segment), usage,
-                                 agent=agent, key=key, reason=reason, release=last)
+                                 agent=agent, key=key, reason=reason, release=last,
+                                 held=bool(held) and last)
                     released = last
                 known_ids.update(e["id"] for e in made)
                 log_entries.extend(made)  # (current.take added them to its resolution)
@@ -647,13 +766,15 @@ class Extractor:
 
     def _commit(self, session_id: str, token: str, entries: list[dict], cursor: dict,
                 usage: Usage, *, agent=None, key=None, reason=None,
-                release: bool = False) -> None:
+                release: bool = False, held: bool = False) -> None:
         from .log import Log
         from .state import transaction
         from .subjects import Registry
 
         record = {"token": token, "entries": entries, "cursor": cursor,
                   "tokens": usage.as_dict(), "agent": agent, "key": key, "reason": reason}
+        if held:
+            record["held"] = True
         if entries:
             with transaction() as state:
                 _check_claim(state, session_id, token)
@@ -700,6 +821,18 @@ class Extractor:
             _drop_claim(state, session_id, token)
         return retries, permanent
 
+    def _remember(self, session_id: str, token: str, cursor: dict, *, agent=None,
+                  key=None) -> None:
+        """A session found fully extracted by its log alone gets its record back."""
+        from .state import transaction
+
+        with transaction() as state:
+            if session_id not in state.extractedSessions:
+                state.extractedSessions[session_id] = {
+                    "at": format_ts(now()), "entries": 0, "segments": 0, "cursor": cursor,
+                    "tokens": Usage().as_dict(), "agent": agent, "key": key}
+            _drop_claim(state, session_id, token)
+
     def _release(self, session_id: str, token: str) -> None:
         from .state import transaction
 
@@ -715,6 +848,33 @@ def _transient(exc: Exception) -> bool:
     from .errors import LockTimeout
 
     return isinstance(exc, LockTimeout)
+
+
+def _claim_wait() -> float:
+    raw = os.environ.get("ZETTELCLAW_CLAIM_WAIT")
+    try:
+        return max(0.0, float(raw)) if raw else CLAIM_WAIT_SECONDS
+    except ValueError:
+        return CLAIM_WAIT_SECONDS
+
+
+def _as_of(entries: list[dict], stamp: str) -> list[dict]:
+    """The log as it stood at ``stamp``: entries dated then or before (undated ones too)."""
+    moment = parse_ts(stamp)
+    out = []
+    for entry in entries:
+        when = parse_ts(entry.get("timestamp"))
+        if moment is None or when is None or when <= moment:
+            out.append(entry)
+    return out
+
+
+def _cut_off(segment, started) -> bool:
+    """An open conversation whose last message came before the gateway (re)started."""
+    if started is None or not segment.messages:
+        return False
+    last = parse_ts(segment.messages[-1].timestamp)
+    return last is not None and last < started
 
 
 def _quiet_for(segment, ref) -> float:
@@ -754,6 +914,8 @@ def _finalize(state, session_id: str, record: dict) -> None:
     }
     if record.get("reason"):
         state.extractedSessions[session_id]["reason"] = record["reason"]
+    if record.get("held"):  # an open conversation was left to settle: not up to date yet
+        state.extractedSessions[session_id]["held"] = True
     state.section("pending").pop(session_id, None)
     state.failedSessions.pop(session_id, None)
     totals = state.section("usage")

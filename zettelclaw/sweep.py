@@ -4,8 +4,20 @@ agent, in both OpenClaw layouts, that has not been extracted up to its end.
 A session is up to date when its state record is newer than the session's last update, or
 (its record pruned after 30 days) when the log already holds its entries from after that
 update. Permanently failed sessions wait for ``--retry-failed``; a conversation still open and
-active in the last 30 minutes is left for its ``session_end``. Everything else goes to a
-thread pool (the SDK blocks on IO, so threads overlap the model calls).
+active in the last 30 minutes is left for its ``session_end`` (a record that left one so is
+not up to date). Everything else goes to a thread pool (the SDK blocks on IO, so threads
+overlap the model calls).
+
+The log's timestamps are conversation times (the last message of each conversation), never
+later than the session's last update: a session whose record was pruned is therefore looked
+at again, found complete by its cursor (no model call) and its record written back.
+
+``gateway_start`` passes the gateway's start time (``--gateway-start``): an open conversation
+whose last message is older than that was cut off by a crash or a stop, nobody is in it, and
+it is extracted at once instead of 30 minutes later; if the person carries on after the
+restart, the cursor makes the continuation a conversation of its own. A config hot reload also
+fires ``gateway_start``, but the process (and its start time) stays the same, so a
+conversation going on during the reload is after that time and still settles first.
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ DEFAULT_CONCURRENCY = 4
 class Candidate:
     ref: object  # transcripts.SessionRef
     why: str  # "new", "more", "retry", "retry-failed"
+    mark: str | None = None  # the latest time of its entries in the log (no record left)
 
 
 @dataclass
@@ -107,10 +120,11 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
             continue
         record = state.extractedSessions.get(ref.session_id)
         stamp = record.get("at") if record else marks.get(ref.session_id)
-        if _newer(stamp, ref.updated_at):
+        if _newer(stamp, ref.updated_at) and not (record or {}).get("held"):
             skipped += 1
             continue
-        todo.append(Candidate(ref, "more" if stamp else "new"))
+        todo.append(Candidate(ref, "more" if stamp else "new",
+                              None if record else marks.get(ref.session_id)))
     return todo, skipped
 
 
@@ -121,7 +135,8 @@ def preview(candidate: Candidate) -> Result:
 
     ref = candidate.ref
     record = State.load().extractedSessions.get(ref.session_id) or {}
-    segments = after_cursor(transcripts.read_segments(ref), record.get("cursor"))
+    cursor = record.get("cursor") or ({"time": candidate.mark} if candidate.mark else None)
+    segments = after_cursor(transcripts.read_segments(ref), cursor)
     segments = [s for s in segments if s.has_user]
     messages = sum(len(s.messages) for s in segments)
     if not segments:
@@ -143,8 +158,9 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
           concurrency: int = DEFAULT_CONCURRENCY, retry_failed: bool = False,
           dry_run: bool = False, extractor: Extractor | None = None,
           on_result: Callable[[Result], None] | None = None,
-          progress: bool | None = None) -> Summary:
-    """Extract every session that needs it; returns the summary."""
+          progress: bool | None = None, gateway_start: datetime | None = None) -> Summary:
+    """Extract every session that needs it; returns the summary. ``gateway_start``: open
+    conversations quiet since before it are extracted without waiting to settle."""
     extractor = extractor or Extractor()
     warm = None
     if not dry_run:  # importing the SDK takes a second or more: overlap it with the planning
@@ -169,7 +185,8 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
         ref = candidate.ref
         return extractor.extract_session(
             ref.session_id, agent=ref.agent_id, ref=ref, reason="sweep",
-            retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS)
+            retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS,
+            open_before=gateway_start, wait_seconds=0)  # a claimed session is its holder's
 
     bar = None
     if progress:

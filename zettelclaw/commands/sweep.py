@@ -25,6 +25,11 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option(
             "--dry-run", help="List what would be extracted; no model call, no writes.")
         ] = False,
+        gateway_start: Annotated[Optional[str], typer.Option(
+            "--gateway-start", metavar="TIME",
+            help="When the gateway started (ISO time; the plugin passes it on gateway_start): "
+                 "an open conversation quiet since before then was cut off by a crash or stop "
+                 "and is extracted now, not after 30 minutes.", show_default=False)] = None,
         as_json: JsonOption = False,
     ) -> None:
         """Find and extract every session in both OpenClaw layouts that needs it.
@@ -41,8 +46,17 @@ def register(app: typer.Typer) -> None:
             elif result.status == "dry-run":
                 typer.echo(result.message, err=as_json)
 
+        started = None
+        if gateway_start:
+            from ..clock import parse_ts
+            from ..errors import UsageError
+
+            started = parse_ts(gateway_start)
+            if started is None:
+                raise UsageError(f"--gateway-start {gateway_start!r} is not an ISO time")
         summary = run_sweep(agent=agent, since=parse_window(since), concurrency=concurrency,
-                            retry_failed=retry_failed, dry_run=dry_run, on_result=report)
+                            retry_failed=retry_failed, dry_run=dry_run, on_result=report,
+                            gateway_start=started)
         if as_json:
             emit_json(summary.as_dict())
         else:

@@ -40,7 +40,21 @@ export function messagesPayload(messages) {
   return JSON.stringify(out);
 }
 
-export function createHookHandlers(getSettings, { logger, handoff, now = Date.now } = {}) {
+/**
+ * When this gateway process started, as an ISO time. `zettelclaw sweep --gateway-start` takes an
+ * open conversation quiet since before it as cut off by a crash or stop and extracts it at once.
+ * A config hot reload fires gateway_start again in the same process: the time stays the same, so
+ * a conversation going on during the reload is not cut short (it settles for 30 minutes).
+ * (2026.2's re-exec on some config keys is a new process: an open conversation from before it is
+ * taken then, and its continuation after the re-exec extracted later on its own.)
+ */
+export function processStartIso(now = Date.now, uptime = () => process.uptime()) {
+  return new Date(now() - uptime() * 1000).toISOString();
+}
+
+export function createHookHandlers(getSettings, {
+  logger, handoff, now = Date.now, startedAt = processStartIso,
+} = {}) {
   let lastSweep = -Infinity;
 
   function sessionEnd(event = {}, ctx = {}) {
@@ -82,7 +96,9 @@ export function createHookHandlers(getSettings, { logger, handoff, now = Date.no
     const at = now();
     if (at - lastSweep < SWEEP_DEBOUNCE_MS) return; // one sweep per start, however many registries
     lastSweep = at;
-    spawnDetached(getSettings(), ["sweep"], { logger, label: "sweep (gateway_start)" });
+    spawnDetached(getSettings(), ["sweep", "--gateway-start", startedAt()], {
+      logger, label: "sweep (gateway_start)",
+    });
   }
 
   async function beforePromptBuild(event = {}, ctx = {}) {

@@ -9,6 +9,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { createPlugin } from "../index.js";
+import { processStartIso } from "../lib/hooks.js";
 import { fakeApi, fakeZettelclaw } from "./helpers.js";
 
 const GATEWAY = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "gateway.mjs");
@@ -192,10 +193,24 @@ test("gateway_start starts one detached `zettelclaw sweep` per gateway start", a
   assert.equal(api.hooks.gateway_start({ port: 18789 }, { port: 18789 }), undefined);
   api.hooks.gateway_start({ port: 18789 }, { port: 18789 }); // a second registry's copy
   const [started] = await fake.waitForRecords(1, "started");
-  assert.deepEqual(started.argv, ["sweep"]);
+  assert.deepEqual(started.argv.slice(0, 2), ["sweep", "--gateway-start"]);
+  // the time this process started: a conversation cut off before it is taken at once
+  const passed = Date.parse(started.argv[2]);
+  const expected = Date.now() - process.uptime() * 1000;
+  assert.ok(Math.abs(passed - expected) < 5000, started.argv[2]);
+  assert.equal(started.argv.length, 3);
   fake.release();
   await fake.waitForRecords(1);
   assert.equal(fake.records("started").length, 1);
+});
+
+test("a config hot reload's gateway_start passes the same start time, not the reload's", () => {
+  let clock = 1_800_000_000_000;
+  const ticks = { now: () => clock, uptime: () => (clock - 1_799_999_000_000) / 1000 };
+  const first = processStartIso(ticks.now, ticks.uptime);
+  clock += 3_600_000; // an hour later, a hot reload in the same process
+  assert.equal(processStartIso(ticks.now, ticks.uptime), first);
+  assert.equal(first, new Date(1_799_999_000_000).toISOString());
 });
 
 test("a missing executable is logged, never thrown into OpenClaw", async () => {
