@@ -421,18 +421,6 @@ def segment_time(segment, ref=None) -> str:
 # Claims
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
 def claim_is_live(claim: dict | None, moment=None) -> bool:
     if not isinstance(claim, dict):
         return False
@@ -440,7 +428,9 @@ def claim_is_live(claim: dict | None, moment=None) -> bool:
     if started is None or ((moment or now()) - started).total_seconds() > CLAIM_TTL_SECONDS:
         return False
     if claim.get("host") == socket.gethostname() and isinstance(claim.get("pid"), int):
-        return _pid_alive(claim["pid"])
+        from .fsutil import pid_alive
+
+        return pid_alive(claim["pid"])
     return True
 
 

@@ -113,8 +113,10 @@ def pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:  # EPERM: alive, someone else's
+    except PermissionError:  # alive, someone else's
         return True
+    except OSError:
+        return False
     return True
 
 
