@@ -85,8 +85,10 @@ def test_search_since_7d_after_a_late_sweep_of_old_sessions_returns_nothing(
         cli, january_and_february, log_dir):
     assert cli("sweep").exit_code == 0
     assert len(read_log(log_dir)) == 6
-    assert cli.lines("search", "--since", "7d", "--json") == []
-    january = cli.lines("search", "--since", "2026-01-01", "--until", "2026-01-31", "--json")
+    # (the sessions are agent main's and agent work's: all of them, as a person would ask)
+    assert cli.lines("search", "--since", "7d", "--json", "--agent", "all") == []
+    january = cli.lines("search", "--since", "2026-01-01", "--until", "2026-01-31", "--json",
+                        "--agent", "all")
     assert sorted(e["content"] for e in january) == [
         "Auth uses Postgres", "Gym on Tuesdays", "auth db chosen", "gym settled"]
 
@@ -141,10 +143,11 @@ def test_a_late_conversation_is_shown_the_log_as_it_stood_then(cli, january_and_
                                                                fake_anthropic, log_dir):
     # December's decision replaced in March: a February conversation swept today must see
     # December's (current in February) and not March's, so it cannot overrule March
+    # (agent work's memory, like the session)
     december = make_entry("decision", "Deploys happen on Fridays", "s-dec",
-                          timestamp="2025-12-01T09:00:00Z")
+                          timestamp="2025-12-01T09:00:00Z", agent="work")
     march = make_entry("decision", "Deploys happen on Mondays", "s-mar",
-                       timestamp="2026-03-01T09:00:00Z", replaces=december["id"])
+                       timestamp="2026-03-01T09:00:00Z", replaces=december["id"], agent="work")
     write_log(log_dir, [december, march])
     assert cli("extract", "--session-id", DB_9).exit_code == 0
     (january, february) = fake_anthropic.message_requests

@@ -152,7 +152,8 @@ def test_prose_fences_forged_fields_unknown_types_and_extra_handoffs(cli, fake_a
     fact = entries[0]
     assert fact["id"] != "FORGED_ID_01" and ID_RE.match(fact["id"])
     assert fact["session"] == SID and not fact["timestamp"].startswith("1999")
-    assert set(fact) == {"id", "timestamp", "type", "content", "session"}
+    assert set(fact) == {"id", "timestamp", "type", "content", "session", "agent"}
+    assert fact["agent"] == "main"  # written by code, like the session
     assert entries[1]["status"] == "open"  # a task the model left without status is open
     assert "unknown type 'opinion'" in result.stderr
     assert "kept the last of 2 handoffs" in result.stderr

@@ -120,9 +120,9 @@ def test_the_latest_handoff_is_found_with_or_without_the_pointer_in_state_json(l
     expected = max(lines, key=lambda e: (e["timestamp"], lines.index(e)))["id"]
     assert expected != lines[-1]["id"] and _shown(zc)["handoff"]["id"] == expected
     state = orjson.loads((log_dir / "state.json").read_bytes())
-    assert state["lastHandoff"]["id"] == expected
+    assert state["lastHandoff"]["main"]["id"] == expected
     # a pointer that no longer matches the log (here: a stale offset) is not trusted
-    state["lastHandoff"]["offset"] = 0
+    state["lastHandoff"]["main"]["offset"] = 0
     (log_dir / "state.json").write_bytes(orjson.dumps(state))
     assert _shown(zc)["handoff"]["id"] == expected
     # the pointed handoff corrected later: the correction counts, the original is gone
@@ -145,7 +145,7 @@ def test_the_answer_survives_subjects_rename_rewriting_the_log(log_dir, zc, cli)
     assert cli("subjects", "rename", "old-name", "a-much-longer-new-name").exit_code == 0
     # the rename moved the lines and made a new file; it moved the pointer with them
     log = log_dir / "log.jsonl"
-    pointer = orjson.loads((log_dir / "state.json").read_bytes())["lastHandoff"]
+    pointer = orjson.loads((log_dir / "state.json").read_bytes())["lastHandoff"]["main"]
     assert pointer["inode"] == log.stat().st_ino and pointer["size"] == log.stat().st_size
     with open(log, "rb") as fh:
         fh.seek(pointer["offset"])

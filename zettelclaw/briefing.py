@@ -217,6 +217,11 @@ class Options:
     model: str | None = None
     use_model: bool = True
     now: datetime | None = None  # None: the real time; given: replay, later entries ignored
+    # whose briefing: that agent's entries into that agent's MEMORY.md (None: the whole log
+    # into the configured workspace's); entries without ``agent`` are ``default_agent``'s
+    agent: str | None = None
+    default_agent: str = "main"
+    single: bool = True  # the only briefing of this run: --workspace applies to any agent
 
     @classmethod
     def resolve(cls, **flags) -> Options:
@@ -320,7 +325,10 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     replay = options.now is not None
 
     entries, stamps = [], []
+    agent = options.agent
     for entry in Log(log_path).entries():
+        if agent is not None and (entry.get("agent") or options.default_agent) != agent:
+            continue  # another agent's memory
         ts = entry.get("timestamp")
         if not (type(ts) is str and len(ts) == 20 and ts[10] == "T" and ts[19] == "Z"):
             ts = _ts_key(ts)
@@ -646,12 +654,18 @@ def _read_memory(memory: Path) -> bytes:
         raise ZettelclawError(f"cannot read {memory}: {exc.strerror}") from None
 
 
-def _memory_path() -> Path:
+def _memory_path(options: Options | None = None) -> Path:
+    """MEMORY.md of the briefed agent's workspace (``--workspace`` / OPENCLAW_WORKSPACE_DIR
+    for the default agent, or for any agent briefed alone)."""
     from pathlib import Path
 
     from . import paths
 
-    memory = paths.memory_md_path()
+    agent = options.agent if options is not None else None
+    if agent is None or (options.single and os.environ.get("OPENCLAW_WORKSPACE_DIR")):
+        memory = paths.memory_md_path()
+    else:
+        memory = Path(paths.agent_workspace(agent)) / paths.MEMORY_FILE
     return Path(os.path.realpath(memory)) if memory.is_symlink() else memory
 
 
@@ -662,7 +676,7 @@ def _marker_error(memory: Path, exc: MarkerError) -> ZettelclawError:
 
 def build(options: Options, log_path: Path | None = None) -> Result:
     """Everything ``brief`` would write, without writing it."""
-    memory = _memory_path()
+    memory = _memory_path(options)
     before = _read_memory(memory)
     try:
         _locate(before)  # broken markers: fail before any model call
@@ -711,6 +725,19 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     after = splice(before, rendered.block)
     return Result(rendered.block, memory, before, after, rendered, notes, warnings, judged,
                   flagged, snapshot.replaced, usage)
+
+
+def agents_with_entries(log_path: Path | None = None) -> list[str]:
+    """The agents that have entries in the log, the default agent first (alone when the log
+    is empty)."""
+    from . import paths
+    from .log import Log
+
+    default = paths.default_agent()
+    found = {default}
+    for entry in Log(log_path, warn=False).entries():
+        found.add(paths.entry_agent(entry, default))
+    return [default, *sorted(found - {default})]
 
 
 def _remembered() -> dict[str, dict]:

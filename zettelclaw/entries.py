@@ -1,7 +1,8 @@
 """Log entries: the five types, their fields, and how a new entry is born.
 
 An entry on disk is one compact JSON object per line. Code, never the model, fills in
-``id`` (12-character nanoid), ``timestamp`` (UTC ISO 8601) and ``session``.
+``id`` (12-character nanoid), ``timestamp`` (UTC ISO 8601), ``session`` and ``agent`` (the
+OpenClaw agent it came from; an entry without one belongs to the default agent).
 Entries read back are plain dicts; unknown fields of existing lines are kept.
 """
 
@@ -18,7 +19,7 @@ from .log import TASK_STATUSES as TASK_STATUSES  # the schema's vocabulary, re-e
 from .log import TYPES as TYPES
 
 FIELD_ORDER = ("id", "timestamp", "type", "content", "detail", "status", "subject", "replaces",
-               "session")
+               "session", "agent")
 # nanoid's URL-safe alphabet without "-": an id that starts with "-" reads as an option to
 # `zettelclaw get`, `rg` and `grep` (ids from other writers may still hold one; ID_RE takes it)
 ID_ALPHABET = "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -59,6 +60,7 @@ class Entry(BaseModel):
     subject: str | None = None
     status: Literal["open", "done"] | None = None
     replaces: str | None = None
+    agent: str | None = None
 
     @field_validator("content", "session")
     @classmethod
@@ -67,7 +69,7 @@ class Entry(BaseModel):
             raise ValueError("must not be empty")
         return value
 
-    @field_validator("detail", "subject", "replaces")
+    @field_validator("detail", "subject", "replaces", "agent")
     @classmethod
     def _empty_is_none(cls, value: str | None) -> str | None:
         return value or None
@@ -123,7 +125,7 @@ def validate(entry: dict) -> dict:
 def make_entry(type: str, content: str, session: str, *, detail: str | None = None,
                subject: str | None = None, status: str | None = None,
                replaces: str | None = None, timestamp: str | None = None,
-               id: str | None = None) -> dict:
+               id: str | None = None, agent: str | None = None) -> dict:
     """Give birth to an entry: id and timestamp come from here, nowhere else."""
     return validate({
         "id": id or new_id(),
@@ -135,4 +137,5 @@ def make_entry(type: str, content: str, session: str, *, detail: str | None = No
         "status": status,
         "replaces": replaces,
         "session": session,
+        "agent": agent,
     })

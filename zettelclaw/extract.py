@@ -64,6 +64,7 @@ from .clock import format_ts, now, parse_ts
 from .entries import TYPES, InvalidEntry, make_entry
 from .errors import ModelError, ZettelclawError
 from .model import Usage
+from .paths import agent_of_key
 from .redact import redact
 
 DEFAULT_CHUNK_CHARS = 400_000  # ~100k tokens of transcript per call: well inside 200k context
@@ -176,6 +177,7 @@ def _text(value) -> str | None:
 
 
 def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
+                  agent: str | None = None,
                   allow_handoff: bool = True, timestamp: str | None = None,
                   resolution=None) -> tuple[list[dict], list[str], int]:
     """Validated, redacted entries (model order, at most one handoff, last) + warnings +
@@ -230,7 +232,8 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
         if fields["detail"]:
             fields["detail"] = redact(fields["detail"])
         try:
-            entry = make_entry(kind, content, session_id, timestamp=stamp, **fields)
+            entry = make_entry(kind, content, session_id, timestamp=stamp, agent=agent,
+                               **fields)
         except InvalidEntry as exc:
             dropped += 1
             warnings.append(f"dropped a {kind}: {exc}")
@@ -546,6 +549,7 @@ class Extractor:
 
     def extract_segment(self, segment, *, known_ids: set[str], existing: str = "",
                         timestamp: str | None = None, resolution=None,
+                        agent: str | None = None,
                         ) -> tuple[list[dict], Usage, list[str], int]:
         """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
         conversation's own time, :func:`segment_time`); ``resolution``: the log's replacement
@@ -571,7 +575,8 @@ class Extractor:
             parsed = parse_output(reply.text)
             made, notes, _ = build_entries(parsed.items, segment.session_id,
                                            known_ids=known_ids, allow_handoff=last,
-                                           timestamp=stamp, resolution=resolution)
+                                           timestamp=stamp, resolution=resolution,
+                                           agent=agent)
             entries.extend(made)
             warnings.extend(notes)
             skipped += parsed.skipped
@@ -608,6 +613,7 @@ class Extractor:
             session_id = ref.session_id
             key = session_key or ref.session_key
             agent = agent or ref.agent_id
+        agent = agent or agent_of_key(key) or paths.default_agent()
         if not transcripts.in_scope(key, _skip_prefixes()):
             return Result(session_id, "skipped", f"skipped {session_id}: {key} is not a main "
                                                  "session")
@@ -661,7 +667,11 @@ class Extractor:
             from .log import Log
             from .resolve import Resolution
 
-            log_entries = list(Log(warn=False).entries())
+            # this agent's entries only: another agent's memory is not shown to the model, and
+            # cannot be corrected from here
+            default = paths.default_agent()
+            log_entries = [e for e in Log(warn=False).entries()
+                           if paths.entry_agent(e, default) == agent]
             derived = False
             if not cursor:  # no record (never extracted, or pruned after 30 days): the log
                 stamps = [e["timestamp"] for e in log_entries  # knows how far it got: its
@@ -709,7 +719,7 @@ class Extractor:
                         Resolution.build(_as_of(log_entries, stamp)).current)
                     made, usage, notes, skipped = self.extract_segment(
                         segment, known_ids=known_ids, existing=existing, timestamp=stamp,
-                        resolution=current.resolution)
+                        resolution=current.resolution, agent=agent)
                     made, duplicates = current.take(made)
                     result.duplicates += duplicates
                     result.warnings.extend(notes)

@@ -70,8 +70,12 @@ def _parse(line: bytes) -> dict | None:
     return None
 
 
-def last_handoff(path) -> dict | None:
+def last_handoff(path, agents: frozenset[str] | None = None, default: str = "main"
+                 ) -> dict | None:
     """``{"handoff": entry, "openTasks": [...], "decisions": [...]}`` or None.
+
+    Only handoffs of ``agents`` count (None: every agent's); an entry without ``agent`` is
+    ``default``'s.
 
     The handoff is the current one (no later line replaces it) of the most recent
     conversation by its ``timestamp``, wherever it sits in the log: a sweep that appends an
@@ -88,7 +92,7 @@ def last_handoff(path) -> dict | None:
     except FileNotFoundError:
         return None
     with fh:
-        found = _find_latest(fh, path)
+        found = _find_latest(fh, path, _Scope(agents, default))
         if found is None:
             return None
         pos, handoff = found
@@ -99,7 +103,9 @@ def last_handoff(path) -> dict | None:
 # -- which handoff ----------------------------------------------------------------------------
 #
 # Finding the latest handoff means looking at every handoff line, which on a large log costs
-# more than the whole command may. state.json keeps a pointer, ``lastHandoff``: the answer for
+# more than the whole command may. state.json keeps a pointer per scope (the agents asked for,
+# e.g. ``lastHandoff.main``; it also records the default agent, which owns entries without
+# ``agent``; another default invalidates it), each the answer for
 # the log's first ``size`` bytes (whole lines), with the handoff's ``offset`` and the log's
 # ``inode``. A reader trusts it only when the inode matches, the log is at least that long and
 # the line at ``offset`` really is that handoff; then only the lines appended since are read.
@@ -115,11 +121,27 @@ _BLOCK = 8 << 20
 _REFRESH_TAIL = 1 << 20  # store the pointer again once this much log lies beyond it
 
 
-def _find_latest(fh, path: str) -> tuple[int, dict] | None:
+class _Scope:
+    """Whose handoffs count, and the key of their pointer in ``lastHandoff``."""
+
+    def __init__(self, agents: frozenset[str] | None, default: str):
+        self.agents, self.default = agents, default
+        self.key = "*" if agents is None else ",".join(sorted(agents))
+
+    def holds(self, entry: dict) -> bool:
+        if self.agents is None:
+            return True
+        agent = entry.get("agent")
+        return (agent if isinstance(agent, str) and agent else self.default) in self.agents
+
+
+def _find_latest(fh, path: str, scope: _Scope) -> tuple[int, dict] | None:
     import os
 
     inode = os.fstat(fh.fileno()).st_ino
-    pointer = _read_pointer(os.path.join(os.path.dirname(path), "state.json"))
+    pointer = _read_pointer(os.path.join(os.path.dirname(path), "state.json"), scope.key)
+    if pointer is not None and pointer.get("default") != scope.default:
+        pointer = None  # the default agent changed: untagged entries belong to another
     if pointer is not None and _pointer_holds(fh, pointer, inode) \
             and os.fstat(fh.fileno()).st_size - pointer["size"] <= _BLOCK:
         size = pointer["size"]
@@ -129,10 +151,10 @@ def _find_latest(fh, path: str) -> tuple[int, dict] | None:
         fh.seek(size)
         data = fh.read()
         stop = data.rfind(b"\n") + 1
-        if _feed(candidates, data, size, len(data), guard=pointer["id"]):
+        if _feed(candidates, data, size, len(data), scope, guard=pointer["id"]):
             best = _best(candidates)
             if stop > _REFRESH_TAIL:
-                _store_pointer(fh, path, inode, best, size + stop)
+                _store_pointer(fh, path, inode, best, size + stop, scope)
             return _entry_at(fh, best)
     candidates, end = {}, 0
     fh.seek(0)
@@ -141,17 +163,18 @@ def _find_latest(fh, path: str) -> tuple[int, dict] | None:
         chunk = fh.read(_BLOCK)
         data = rest + chunk
         stop = data.rfind(b"\n") + 1 if chunk else len(data)
-        _feed(candidates, data, base, stop)
+        _feed(candidates, data, base, stop, scope)
         if not chunk:
             end = base + data.rfind(b"\n") + 1
             break
         rest, base = data[stop:], base + stop
     best = _best(candidates)
-    _store_pointer(fh, path, inode, best, end)
+    _store_pointer(fh, path, inode, best, end, scope)
     return _entry_at(fh, best)
 
 
-def _feed(candidates: dict, data: bytes, base: int, stop: int, guard=None) -> bool:
+def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
+          guard=None) -> bool:
     """Add the current handoffs among the lines of ``data[:stop]`` (at offset ``base``) to
     ``candidates`` (id -> (time key, offset)), dropping those a later line replaces. False
     when a line replaces ``guard`` (the pointer's handoff: the next best is unknown)."""
@@ -171,7 +194,7 @@ def _feed(candidates: dict, data: bytes, base: int, stop: int, guard=None) -> bo
             if target == guard:
                 return False
             candidates.pop(target, None)
-        if entry["type"] == "handoff":
+        if entry["type"] == "handoff" and scope.holds(entry):
             candidates[entry["id"]] = (_ts_key(entry.get("timestamp")), base + start)
     return True
 
@@ -209,21 +232,27 @@ def _entry_at(fh, best) -> tuple[int, dict] | None:
     return (best[1], entry) if entry is not None else None
 
 
-def _read_pointer(state_path: str) -> dict | None:
+def _read_pointers(state_path: str) -> dict:
+    """state.json's ``lastHandoff``: scope key -> pointer (unchecked), {} if none."""
     try:
         with open(state_path, "rb") as fh:
             raw = fh.read()
     except OSError:
-        return None
+        return {}
     at = raw.find(_POINTER_KEY)
     if at < 0:
-        return None
+        return {}
     at = raw.find(b":", at + len(_POINTER_KEY))
     try:
         text = raw[at + 1:].decode("utf-8").lstrip()
-        pointer, _ = _scan_value(text)
+        pointers, _ = _scan_value(text)
     except (ValueError, StopIteration, UnicodeDecodeError, RecursionError, SystemError):
-        return None
+        return {}
+    return pointers if isinstance(pointers, dict) else {}
+
+
+def _read_pointer(state_path: str, key: str) -> dict | None:
+    pointer = _read_pointers(state_path).get(key)
     if not isinstance(pointer, dict):
         return None
     ints = all(type(pointer.get(k)) is int and pointer[k] >= 0
@@ -264,25 +293,32 @@ def _pointer_holds(fh, pointer: dict, inode: int) -> bool:
             and entry.get("timestamp") == pointer.get("timestamp"))
 
 
-def read_pointer(path) -> dict | None:
-    """state.json's ``lastHandoff`` beside the log at ``path`` (unchecked), or None."""
+def read_pointers(path) -> dict:
+    """state.json's ``lastHandoff`` pointers beside the log at ``path`` (scope key ->
+    pointer), only those that read as pointers (unchecked)."""
     import os
 
-    return _read_pointer(os.path.join(os.path.dirname(os.fspath(path)), "state.json"))
+    state_path = os.path.join(os.path.dirname(os.fspath(path)), "state.json")
+    return {key: pointer for key in _read_pointers(state_path)
+            if (pointer := _read_pointer(state_path, key)) is not None}
 
 
-def carry_pointer(path, pointer: dict) -> None:
-    """Store ``pointer`` for the log at ``path``; the caller holds the directory lock (a
-    rewrite of the log that moved the pointed lines)."""
+def carry_pointers(path, pointers: dict) -> None:
+    """Store ``pointers`` (scope key -> pointer) for the log at ``path``, dropping the others;
+    the caller holds the directory lock (a rewrite of the log that moved the pointed lines)."""
     import os
 
     try:
-        _write_pointer(os.path.join(os.path.dirname(os.fspath(path)), "state.json"), pointer)
+        _write_pointer(os.path.join(os.path.dirname(os.fspath(path)), "state.json"), None,
+                       pointers)
     except (OSError, ValueError):
         pass  # a state.json that does not read back: the next handoff scans the whole log
 
 
-def _write_pointer(state_path: str, pointer: dict) -> None:
+def _write_pointer(state_path: str, key: str | None, pointer: dict | None,
+                   ) -> None:
+    """Set ``lastHandoff[key]`` to ``pointer`` (with ``key`` None: ``pointer`` is the whole
+    ``lastHandoff``)."""
     import orjson
 
     try:
@@ -290,9 +326,17 @@ def _write_pointer(state_path: str, pointer: dict) -> None:
             state = orjson.loads(src.read() or b"{}")
     except FileNotFoundError:
         state = {}
-    if not isinstance(state, dict) or state.get("lastHandoff") == pointer:
+    if not isinstance(state, dict):
         return
-    state["lastHandoff"] = pointer
+    pointers = state.get("lastHandoff")
+    pointers = dict(pointers) if isinstance(pointers, dict) and "size" not in pointers else {}
+    if key is None:
+        pointers = pointer or {}
+    else:
+        pointers[key] = pointer
+    if state.get("lastHandoff") == pointers:
+        return
+    state["lastHandoff"] = pointers
     from pathlib import Path
 
     from .fsutil import atomic_write
@@ -300,7 +344,7 @@ def _write_pointer(state_path: str, pointer: dict) -> None:
     atomic_write(Path(state_path), orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def _store_pointer(fh, path: str, inode: int, best, size: int) -> None:
+def _store_pointer(fh, path: str, inode: int, best, size: int, scope: _Scope) -> None:
     """Record ``best`` for the log's first ``size`` bytes in state.json, if the directory lock
     is free right now (never wait: this runs before a prompt) and state.json reads back."""
     import fcntl
@@ -309,7 +353,8 @@ def _store_pointer(fh, path: str, inode: int, best, size: int) -> None:
     entry = _entry_at(fh, best)
     pointer = {"id": entry[1]["id"] if entry else None,
                "timestamp": entry[1].get("timestamp") if entry else None,
-               "offset": best[1] if entry else 0, "size": size, "inode": inode}
+               "offset": best[1] if entry else 0, "size": size, "inode": inode,
+               "default": scope.default}
     directory = os.path.dirname(path) or "."
     state_path = os.path.join(directory, "state.json")
     try:
@@ -320,7 +365,7 @@ def _store_pointer(fh, path: str, inode: int, best, size: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.stat(path).st_ino != inode:
             return
-        _write_pointer(state_path, pointer)
+        _write_pointer(state_path, scope.key, pointer)
     except (OSError, ValueError):
         return  # busy, read-only, or a state.json that is not ours to fix: no pointer
     finally:
@@ -461,13 +506,14 @@ def _one_line(entry: dict) -> str:
     return text
 
 
-def print_handoff(as_json: bool = False) -> None:
-    """What ``zettelclaw handoff`` prints: the §6.1 block, JSON with --json, nothing if none."""
+def print_handoff(as_json: bool = False, agent: str | list[str] | None = None) -> None:
+    """What ``zettelclaw handoff`` prints: the §6.1 block, JSON with --json, nothing if none.
+    ``agent``: whose handoffs (``--agent``: the default agent unless given)."""
     import sys
 
     from . import paths
 
-    found = last_handoff(paths.log_file())
+    found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent())
     if found is None:
         return
     if as_json:

@@ -6,8 +6,9 @@ and returns False, having printed nothing, for anything else (``--help``, a tabl
 terminal, a usage error...), which the full CLI (:mod:`zettelclaw.cli`) then handles with the
 same output and the same errors. A test checks that both give the same bytes.
 
-    [--home D] [--workspace D] handoff [--json]
-    [--home D] [--workspace D] search [WORDS...] [filters] [--limit N] [--all] [--json] [-- WORDS]
+    [--home D] [--workspace D] handoff [--json] [--agent ID[,ID...]]...
+    [--home D] [--workspace D] search [WORDS...] [filters] [--agent ID[,ID...]]... [--limit N]
+                                      [--all] [--json] [-- WORDS]
 """
 
 from __future__ import annotations
@@ -51,14 +52,25 @@ def _global_options(argv: list[str]) -> list[str] | None:
     return args
 
 
-def _handoff(args: list[str]) -> bool:
-    if any(arg != "--json" for arg in args):
-        return False
+def _handoff(argv: list[str]) -> bool:
+    as_json, agents = False, []
+    args = iter(argv)
+    for arg in args:
+        name, eq, inline = arg.partition("=")
+        if arg == "--json":
+            as_json = True
+        elif name == "--agent":
+            value = inline if eq else next(args, None)
+            if value is None:
+                return False
+            agents.append(value)
+        else:
+            return False
     from .errors import ZettelclawError
     from .handoff import print_handoff
 
     try:
-        print_handoff("--json" in args)
+        print_handoff(as_json, agents)
     except ZettelclawError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -70,6 +82,7 @@ def _handoff(args: list[str]) -> bool:
 def _search(argv: list[str]) -> bool:
     opts: dict[str, str] = {}
     text: list[str] = []
+    agents: list[str] = []
     as_json = include_replaced = False
     args = iter(argv)
     for arg in args:
@@ -80,6 +93,11 @@ def _search(argv: list[str]) -> bool:
             as_json = True
         elif arg == "--all":
             include_replaced = True
+        elif name == "--agent":
+            value = inline if eq else next(args, None)
+            if value is None:
+                return False
+            agents.append(value)
         elif name in _SEARCH_VALUED and (eq or arg == name):
             value = inline if eq else next(args, None)
             if value is None or _SEARCH_VALUED[name] in opts:
@@ -110,7 +128,8 @@ def _search(argv: list[str]) -> bool:
             status=opts.get("status"), session=opts.get("session"),
             since=parse_when(opts["since"]) if opts.get("since") else None,
             until=parse_when(opts["until"], end_of_day=True) if opts.get("until") else None,
-            include_replaced=include_replaced, limit=int(limit) if limit is not None else None)
+            include_replaced=include_replaced, limit=int(limit) if limit is not None else None,
+            agents=paths.agent_scope(agents), default_agent=paths.default_agent())
         if words:
             from .rank import rank
 

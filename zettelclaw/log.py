@@ -93,7 +93,7 @@ class Log:
         import tempfile
 
         from .fsutil import dir_lock, fsync_dir
-        from .handoff import carry_pointer, read_pointer
+        from .handoff import carry_pointers, read_pointers
 
         with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
             if not self.path.exists():
@@ -101,10 +101,9 @@ class Log:
             stat = os.stat(self.path)
             mode = stat.st_mode & 0o7777
             # the latest handoff's place (state.json's lastHandoff), moved with the lines
-            pointer = read_pointer(self.path)
-            if pointer is not None and pointer["inode"] != stat.st_ino:
-                pointer = None
-            marks = {pointer["offset"], pointer["size"]} if pointer else set()
+            pointers = {key: p for key, p in read_pointers(self.path).items()
+                        if p["inode"] == stat.st_ino}
+            marks = {m for p in pointers.values() for m in (p["offset"], p["size"])}
             moved: dict[int, int] = {}
             fd, tmp = tempfile.mkstemp(prefix=".log.", suffix=".tmp", dir=self.path.parent)
             changed = 0
@@ -132,9 +131,11 @@ class Log:
                     os.unlink(tmp)
                 raise
             fsync_dir(self.path.parent)
-            if pointer is not None and all(m in moved for m in marks):
-                carry_pointer(self.path, {**pointer, "offset": moved[pointer["offset"]],
-                                          "size": moved[pointer["size"]], "inode": new_inode})
+            if pointers:
+                carry_pointers(self.path, {
+                    key: {**p, "offset": moved[p["offset"]], "size": moved[p["size"]],
+                          "inode": new_inode}
+                    for key, p in pointers.items() if p["offset"] in moved and p["size"] in moved})
         return changed
 
     def create(self) -> None:

@@ -12,10 +12,33 @@ PAGE_LINES = 200
 PAGE_CHARS = 16_000  # without --lines a page also stops before this many characters
 
 
+class _Scope:
+    """The agents whose entries and sessions ``get`` may read (``--agent``)."""
+
+    def __init__(self, agent: str | list[str] | None):
+        self.agents = paths.agent_scope(agent)
+        self.default = paths.default_agent()
+
+    def holds(self, agent_id: str | None) -> bool:
+        return self.agents is None or (agent_id or self.default) in self.agents
+
+    def holds_entry(self, entry: dict) -> bool:
+        return self.holds(paths.entry_agent(entry, self.default))
+
+    def describe(self) -> str:
+        return ", ".join(sorted(self.agents or ()))
+
+
 def get(target: str, *, history: bool = False, start: int | None = None,
-        count: int | None = None, agent: str | None = None, transcript: bool = False):
-    """``("entries", [entry...])``, ``("session", {...})`` or ``("file", {...})``."""
+        count: int | None = None, agent: str | list[str] | None = None,
+        transcript: bool = False):
+    """``("entries", [entry...])``, ``("session", {...})`` or ``("file", {...})``.
+
+    Only entries and sessions of the agents ``agent`` names (``--agent``: the default agent
+    unless given, ``all`` for every one): another agent's entry is not found, another agent's
+    session is refused."""
     target = target.strip()
+    agent = _Scope(agent)
     if transcript:
         if history:
             raise UsageError("--transcript and --history do not go together")
@@ -25,21 +48,22 @@ def get(target: str, *, history: bool = False, start: int | None = None,
     if target.startswith(SESSION_PREFIX):
         return "session", session(target[len(SESSION_PREFIX):], agent, start, count)
     if looks_like_id(target) and not target.endswith(".md"):
-        return "entries", entry_chain(target) if history else [entry(target)]
+        return "entries", entry_chain(target, agent) if history else [entry(target, agent)]
     from . import memoryfiles
 
     return "file", memoryfiles.read(target, start, count)
 
 
-def entry(entry_id: str) -> dict:
+def entry(entry_id: str, scope: _Scope | None = None) -> dict:
     """The entry, with ``replacedBy`` when a later entry corrected it."""
+    scope = scope or _Scope(None)
     from .log import Log
     from .resolve import StreamingResolution
 
     log_path = paths.log_path()
     found = None
     for pos, candidate in Log(log_path).located(needle=f'"{entry_id}"'.encode()):
-        if candidate["id"] == entry_id:
+        if candidate["id"] == entry_id and scope.holds_entry(candidate):
             found = (pos, candidate)
     if found is None:
         raise NotFoundError(f"no entry with id {entry_id}")
@@ -50,18 +74,20 @@ def entry(entry_id: str) -> dict:
     return result
 
 
-def entry_chain(entry_id: str) -> list[dict]:
+def entry_chain(entry_id: str, scope: _Scope | None = None) -> list[dict]:
     from .log import Log
     from .resolve import Resolution
 
-    resolution = Resolution.build(Log(paths.log_path()).entries())
+    scope = scope or _Scope(None)
+    resolution = Resolution.build(e for e in Log(paths.log_path()).entries()
+                                  if scope.holds_entry(e))
     chain = resolution.history(entry_id)
     if not chain:
         raise NotFoundError(f"no entry with id {entry_id}")
     return chain
 
 
-def session(session_id: str, agent: str | None = None, start: int | None = None,
+def session(session_id: str, agent: _Scope | None = None, start: int | None = None,
             count: int | None = None) -> dict:
     """A page of every conversation of a session, rendered as ``User:/Assistant:`` lines."""
     ref, segments = _read(session_id, agent)
@@ -74,10 +100,10 @@ def session(session_id: str, agent: str | None = None, start: int | None = None,
             **page(lines, start, count)}
 
 
-def entry_transcript(entry_id: str, agent: str | None = None, start: int | None = None,
+def entry_transcript(entry_id: str, agent: _Scope | None = None, start: int | None = None,
                      count: int | None = None) -> dict:
     """A page of the conversation an entry came from (see :func:`conversation_of`)."""
-    found = entry(entry_id)
+    found = entry(entry_id, agent)
     session_id = found.get("session")
     if not isinstance(session_id, str) or not session_id.strip():
         raise NotFoundError(f"entry {entry_id} names no session (written by hand?)")
@@ -119,14 +145,25 @@ def conversation_of(found: dict, segments: list):
     return segments[0]
 
 
-def _read(session_id: str, agent: str | None):
+def _read(session_id: str, scope: _Scope | None):
     session_id = session_id.strip()
     if not session_id or "/" in session_id or "\\" in session_id or ".." in session_id \
             or session_id.startswith("."):
         raise UsageError(f"refused: {session_id!r} is not a session id")
     from . import transcripts
 
-    ref = transcripts.find_session(session_id, agent)
+    scope = scope or _Scope(None)
+    only = next(iter(scope.agents)) if scope.agents is not None and len(scope.agents) == 1 \
+        else None
+    try:
+        ref = transcripts.find_session(session_id, only)
+    except NotFoundError:
+        if only is None:
+            raise
+        ref = transcripts.find_session(session_id)  # another agent's: refused below
+    if not scope.holds(ref.agent_id):
+        raise UsageError(f"refused: session {session_id} belongs to agent {ref.agent_id}, "
+                         f"not to {scope.describe()}")
     return ref, transcripts.read_segments(ref)
 
 

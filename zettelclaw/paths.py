@@ -123,6 +123,108 @@ def _workspace() -> str:
     return os.path.join(_state_dir(), "workspace")
 
 
+# -- agents -----------------------------------------------------------------------------------
+#
+# OpenClaw runs several agents (``agents.list[]``: ``id``, ``workspace``, maybe ``default``).
+# Every entry belongs to one: its ``agent`` field, or the default agent when it has none (logs
+# written before agents were recorded). A scope is the set of agents a command may read: the
+# default agent unless ``--agent`` names others, ``None`` for ``--agent all``.
+
+ALL_AGENTS = "all"
+
+
+def _agent_list() -> list[dict]:
+    listed = _dig(load_openclaw_config(), "agents", "list")
+    if not isinstance(listed, list):
+        return []
+    return [a for a in listed if isinstance(a, dict) and isinstance(a.get("id"), str)
+            and a["id"].strip()]
+
+
+def default_agent() -> str:
+    """OpenClaw's default agent: the ``agents.list[]`` entry with ``default: true``, else the
+    first one listed, else ``main``."""
+    listed = _agent_list()
+    for agent in listed:
+        if agent.get("default") is True:
+            return agent["id"].strip()
+    return listed[0]["id"].strip() if listed else "main"
+
+
+def agent_ids() -> list[str]:
+    """The agents OpenClaw's config lists (the default agent alone when it lists none)."""
+    return [a["id"].strip() for a in _agent_list()] or [default_agent()]
+
+
+def check_agent(agent_id: str) -> str:
+    """``agent_id`` if it can be an agent id (OpenClaw's: letters, digits, ``_`` and ``-``)."""
+    # no `re`: this runs before every prompt, and `import re` costs more than the check
+    if not (0 < len(agent_id) <= 64 and agent_id.isascii() and agent_id[0].isalnum()
+            and agent_id.replace("_", "a").replace("-", "a").isalnum()):
+        from .errors import UsageError
+
+        raise UsageError(f"{agent_id!r} is not an agent id")
+    return agent_id
+
+
+def agent_scope(value: str | list[str] | None) -> frozenset[str] | None:
+    """The agents ``--agent`` lets a command read: ``None`` (every agent) for ``all``, else the
+    ids given (comma-separated or repeated), else the default agent."""
+    values = [value] if isinstance(value, str) else list(value or ())
+    ids = [part.strip() for v in values for part in v.split(",") if part.strip()]
+    if not ids:
+        return frozenset((default_agent(),))
+    if ALL_AGENTS in ids:
+        return None
+    return frozenset(check_agent(i) for i in ids)
+
+
+def own_agent(value: str | list[str] | None) -> str:
+    """The agent a command acts as: the first ``--agent`` id, else the default agent."""
+    values = [value] if isinstance(value, str) else list(value or ())
+    ids = [part.strip() for v in values for part in v.split(",") if part.strip()]
+    if not ids:
+        return default_agent()
+    if ids[0] == ALL_AGENTS:
+        from .errors import UsageError
+
+        raise UsageError("--agent all reads every agent's memory; this command needs one agent")
+    return check_agent(ids[0])
+
+
+def agent_of_key(session_key: str | None) -> str | None:
+    """The agent id in a session key ``agent:<id>:...``, else None."""
+    if isinstance(session_key, str) and session_key.startswith("agent:"):
+        agent_id = session_key.split(":", 2)[1].strip()
+        return agent_id or None
+    return None
+
+
+def entry_agent(entry: dict, default: str | None = None) -> str:
+    """The agent an entry belongs to (its ``agent`` field, else the default agent)."""
+    agent = entry.get("agent")
+    if isinstance(agent, str) and agent:
+        return agent
+    return default if default is not None else default_agent()
+
+
+def agent_workspace(agent_id: str) -> str:
+    """An agent's workspace: its ``agents.list[].workspace``; for the default agent (and an
+    agent listed without one) the configured workspace (``_workspace``)."""
+    for agent in _agent_list():
+        if agent["id"].strip() == agent_id:
+            configured = agent.get("workspace")
+            if isinstance(configured, str) and configured and agent_id != default_agent():
+                return _expand(configured)
+            if isinstance(configured, str) and configured \
+                    and not os.environ.get("OPENCLAW_WORKSPACE_DIR"):
+                return _expand(configured)
+            break
+    if agent_id != default_agent():
+        return os.path.join(_state_dir(), f"workspace-{agent_id}")
+    return _workspace()
+
+
 def home_dir() -> Path:
     return _path(_home())
 

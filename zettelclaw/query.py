@@ -66,6 +66,10 @@ class Query:
     until: datetime | None = None
     include_replaced: bool = False
     limit: int | None = None
+    # the agents whose entries match (None: every agent); entries without ``agent`` belong to
+    # ``default_agent``
+    agents: frozenset[str] | None = None
+    default_agent: str = "main"
     words: list[str] = field(init=False)
 
     def __post_init__(self):
@@ -85,11 +89,22 @@ class Query:
         for value in (self.type, self.subject, self.status, self.session):
             if value:
                 out.append(b'"' + value.encode() + b'"')
+        if self.agents is not None and len(self.agents) == 1 \
+                and self.default_agent not in self.agents:
+            out.append(b'"agent":"' + next(iter(self.agents)).encode() + b'"')
         return out
+
+    def in_scope(self, entry: dict) -> bool:
+        if self.agents is None:
+            return True
+        agent = entry.get("agent")
+        return (agent if isinstance(agent, str) and agent else self.default_agent) in self.agents
 
     def matches(self, entry: dict) -> bool:
         """The structured filters and keywords (every word, case-insensitive)."""
         if self.type and entry.get("type") != self.type:
+            return False
+        if not self.in_scope(entry):
             return False
         if self.subject and entry.get("subject") != self.subject:
             return False
@@ -193,7 +208,22 @@ def _candidates(path: Path, top: list, limit: int):
             end = start - 1
 
 
-def latest_entries(limit: int, path: Path | None = None) -> list[dict]:
+_AGENT = b'"agent":"'
+
+
+def _line_agent(line: bytes, default: str) -> str | None:
+    """The agent of a raw log line by its bytes (the log's compact form), None if unsure."""
+    at = line.find(_AGENT)
+    if at < 0:
+        return default if b'"agent"' not in line else None
+    end = line.find(b'"', at + 9)
+    value = line[at + 9:end]
+    return value.decode() if end > 0 and b"\\" not in value and value else None
+
+
+def latest_entries(limit: int, path: Path | None = None, *,
+                   agents: frozenset[str] | None = None, default_agent: str = "main"
+                   ) -> list[dict]:
     """The ``limit`` latest-dated entries of the whole log, oldest first, replaced ones marked
     (what ``zettelclaw log`` shows): :func:`latest` over every line, but read from the end (most
     lines of a mostly dated-in-order log then cost one comparison) and only the lines that make
@@ -205,6 +235,15 @@ def latest_entries(limit: int, path: Path | None = None) -> list[dict]:
     path = path or paths.log_path()
     top: list[tuple[bytes, int, bytes]] = []  # min-heap: the earliest date, then earliest line
     for start, line in _candidates(path, top, limit):
+        if agents is not None:
+            agent = _line_agent(line, default_agent)
+            if agent is None:
+                entry = parse_line(line)
+                if entry is None:
+                    continue
+                agent = entry.get("agent") or default_agent
+            if agent not in agents:
+                continue
         at = line.find(_TIMESTAMP)
         key = line[at + 13:at + 33] if at >= 0 else b""
         if not (len(key) == 20 and key[10] == 84 and key[19] == 90):  # T, Z: the log's own form
@@ -220,7 +259,8 @@ def latest_entries(limit: int, path: Path | None = None) -> list[dict]:
     for _, start, line in sorted(top):
         entry = parse_line(line)
         if entry is None:  # a torn or invalid line dated like an entry: do it the long way
-            return [e for _, e in latest(scan(Query(include_replaced=True), path), limit)]
+            query = Query(include_replaced=True, agents=agents, default_agent=default_agent)
+            return [e for _, e in latest(scan(query, path), limit)]
         chosen.append((start, entry))
     if chosen:
         resolution = StreamingResolution.scan(path)

@@ -8,13 +8,16 @@ from . import paths
 from .entries import TYPES
 
 
-def collect() -> dict:
+def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -> dict:
+    """The numbers; entries only of ``agents`` (None: every agent), sessions and tokens of
+    all (state.json does not keep them apart)."""
     from .log import Log
     from .model import Usage
     from .resolve import Resolution
     from .state import State
 
-    entries = list(Log().entries())
+    entries = [e for e in Log().entries()
+               if agents is None or paths.entry_agent(e, default_agent) in agents]
     resolution = Resolution.build(entries)
     by_type = Counter(e["type"] for e in entries)
     by_subject = Counter(e.get("subject") for e in entries if e.get("subject"))
@@ -25,6 +28,7 @@ def collect() -> dict:
     failed = state.failedSessions
     return {
         "log": str(paths.log_path()),
+        "agents": "all" if agents is None else sorted(agents),
         "entries": {
             "total": len(entries),
             "current": len(resolution.current),

@@ -21,17 +21,18 @@ from .subjects import Registry, check_slug
 
 def write_entry(type: str, content: str, *, detail: str | None = None,
                 subject: str | None = None, status: str | None = None,
-                replaces: str | None = None, session: str = "manual") -> dict:
+                replaces: str | None = None, session: str = "manual",
+                agent: str | None = None) -> dict:
     """The entry appended, or the current entry it would have restated (``duplicate``)."""
     entry, _ = write_or_find(type, content, detail=detail, subject=subject, status=status,
-                             replaces=replaces, session=session)
+                             replaces=replaces, session=session, agent=agent)
     return entry
 
 
 def write_or_find(type: str, content: str, *, detail: str | None = None,
                   subject: str | None = None, status: str | None = None,
                   replaces: str | None = None, session: str = "manual",
-                  ) -> tuple[dict, bool]:
+                  agent: str | None = None) -> tuple[dict, bool]:
     """(entry, written): the new entry, or the existing one it duplicates and False.
 
     Reads only what it needs (the replaced entry and its chain, lines of the same type that
@@ -43,10 +44,12 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
         check_slug(subject)
     log = Log(paths.log_path(), warn=False)
     resolution = _LazyResolution(log.path)
+    default = paths.default_agent()
+    agent = agent or default
     head = None
     if replaces is not None:
         found = _locate(log, replaces)
-        if found is None:
+        if found is None or paths.entry_agent(found[1], default) != agent:  # not this agent's
             raise UsageError(f"--replaces {replaces}: no entry with that id in the log")
         head = resolution.get().head(found[1], found[0])
         if head["id"] != replaces:
@@ -57,8 +60,8 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
     if type == "task" and status is None:
         status = "open"
     entry = make_entry(type, content, session, detail=detail, subject=subject, status=status,
-                       replaces=replaces)
-    existing = _duplicate(log, resolution, entry, head)
+                       replaces=replaces, agent=agent)
+    existing = _duplicate(log, resolution, entry, head, default)
     if existing is not None:
         _note(f"not written: the same {type} is already in the log as {existing['id']}")
         return existing, False
@@ -89,7 +92,7 @@ def _locate(log: Log, entry_id: str) -> tuple[int, dict] | None:
 
 
 def _duplicate(log: Log, resolution: _LazyResolution, entry: dict,
-               head: dict | None) -> dict | None:
+               head: dict | None, default: str) -> dict | None:
     """The current entry that ``entry`` restates (:func:`corrections.dedup_key`), or None; a
     correction restates only the version it replaces."""
     key = dedup_key(entry)
@@ -105,7 +108,8 @@ def _duplicate(log: Log, resolution: _LazyResolution, entry: dict,
     for pos, candidate in log.located(
             needle=f'"type":"{entry["type"]}"'.encode(),
             prefilter=(lambda line: word in line.lower()) if word else None):
-        if dedup_key(candidate) == key and \
+        if dedup_key(candidate) == key \
+                and paths.entry_agent(candidate, default) == entry["agent"] and \
                 resolution.get().replaced_by(candidate["id"], pos) is None:
             found = candidate
     return found

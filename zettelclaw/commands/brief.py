@@ -43,14 +43,20 @@ def register(app: typer.Typer) -> None:
             "--now", metavar="TIME",
             help="Brief as of TIME (2026-02-27, an ISO time): entries written after it are "
                  "left out.", show_default=False)] = None,
+        agent: Annotated[Optional[str], typer.Option(
+            "--agent", metavar="ID",
+            help="Brief this OpenClaw agent only, into its workspace's MEMORY.md (default: "
+                 "every agent that has entries, each into its own).", show_default=False)] = None,
     ) -> None:
         """Rewrite MEMORY.md's generated block from the log; the rest of the file stays as is.
 
         Sections: Active, Recent Decisions, Pending, Open Questions, Stale, Contradictions.
 
         Only new contradiction flags need the model (without ANTHROPIC_API_KEY: a note).
+        Each agent's entries go into its own workspace's MEMORY.md; --workspace
+        (OPENCLAW_WORKSPACE_DIR) names the default agent's, or that of the one --agent.
         """
-        from .. import briefing
+        from .. import briefing, paths
         from ..errors import UsageError
 
         if dry_run and print_:
@@ -59,24 +65,33 @@ def register(app: typer.Typer) -> None:
             active_window=active_window, decision_window=decision_window,
             stale_threshold=stale_threshold, max_lines=max_lines, model=model,
             use_model=not no_llm, now=_moment(now))
-        result = briefing.build(options)
-        for note in result.notes:
-            typer.echo(f"note: {note}", err=True)
-        for warning in result.warnings:
-            typer.echo(f"warning: {warning}", err=True)
-        if print_:
-            if result.block:
-                typer.echo(result.block)
-            return
-        if dry_run:
-            diff = _diff(result)
-            if diff:
-                typer.echo(diff, nl=False)
-            else:
-                typer.echo(f"No change to {result.memory}.", err=True)
-            return
-        changed = briefing.write(result)
-        typer.echo(_summary(result, changed), err=True)
+        options.default_agent = paths.default_agent()
+        agents = [paths.own_agent(agent)] if agent else briefing.agents_with_entries()
+        for one in agents:
+            options.agent, options.single = one, len(agents) == 1
+            _brief_one(briefing, options, dry_run=dry_run, print_=print_,
+                       label=f"agent {one}: " if len(agents) > 1 else "")
+
+
+def _brief_one(briefing, options, *, dry_run: bool, print_: bool, label: str) -> None:
+    result = briefing.build(options)
+    for note in result.notes:
+        typer.echo(f"note: {label}{note}", err=True)
+    for warning in result.warnings:
+        typer.echo(f"warning: {label}{warning}", err=True)
+    if print_:
+        if result.block:
+            typer.echo(result.block)
+        return
+    if dry_run:
+        diff = _diff(result)
+        if diff:
+            typer.echo(diff, nl=False)
+        else:
+            typer.echo(f"No change to {result.memory}.", err=True)
+        return
+    changed = briefing.write(result)
+    typer.echo(_summary(result, changed), err=True)
 
 
 def _moment(text: str | None):

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import JsonOption
+from ._options import AgentOption, JsonOption
 
 
 def register(app: typer.Typer) -> None:
@@ -24,8 +24,7 @@ def register(app: typer.Typer) -> None:
         lines: Annotated[Optional[int], typer.Option(
             "--lines", help="For a file or a conversation: number of lines (a conversation: "
                             "200 lines or about 16 KB at a time by default).")] = None,
-        agent: Annotated[Optional[str], typer.Option(
-            "--agent", help="For session: the OpenClaw agent id.")] = None,
+        agent: AgentOption = None,
         as_json: JsonOption = False,
     ) -> None:
         """Read one thing from memory: an entry, a conversation or MEMORY.md.

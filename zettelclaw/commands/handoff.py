@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import typer
 
-from ._options import JsonOption
+from ._options import AgentOption, JsonOption
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def handoff(as_json: JsonOption = False) -> None:
+    def handoff(agent: AgentOption = None, as_json: JsonOption = False) -> None:
         """Print the last handoff and that session's open tasks and decisions (§6.1)."""
         from ..handoff import print_handoff
 
-        print_handoff(as_json)
+        print_handoff(as_json, agent)

@@ -6,13 +6,14 @@ from typing import Annotated
 
 import typer
 
-from ._options import JsonOption
+from ._options import AgentOption, JsonOption, scope
 
 
 def register(app: typer.Typer) -> None:
     @app.command("log")
     def log_(
         count: Annotated[int, typer.Option("-n", "--count", min=1, help="How many entries.")] = 20,
+        agent: AgentOption = None,
         as_json: JsonOption = False,
     ) -> None:
         """Show the N latest-dated entries, oldest first (replaced ones marked).
@@ -23,4 +24,5 @@ def register(app: typer.Typer) -> None:
         from ..query import latest_entries
         from ..render import emit_entries
 
-        emit_entries(latest_entries(count), as_json, empty_message="The log is empty.")
+        emit_entries(latest_entries(count, **scope(agent)), as_json,
+                     empty_message="The log is empty.")

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import JsonOption, parse_window
+from ._options import AgentOption, JsonOption, parse_window, scope
 
 
 def register(app: typer.Typer) -> None:
@@ -33,6 +33,7 @@ def register(app: typer.Typer) -> None:
             "--limit", "-n",
             help="At most N results: the best N with a query (default 20), else the most "
                  "recent.")] = None,
+        agent: AgentOption = None,
         as_json: JsonOption = False,
         explain: Annotated[bool, typer.Option(
             "--explain",
@@ -46,7 +47,7 @@ def register(app: typer.Typer) -> None:
         q = Query(
             text=" ".join(query or []) or None, type=type_, subject=subject, status=status,
             session=session, since=parse_window(since), until=parse_window(until, end=True),
-            include_replaced=all_, limit=limit,
+            include_replaced=all_, limit=limit, **scope(agent),
         )
         if q.text:
             from ..rank import rank

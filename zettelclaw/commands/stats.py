@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from ._options import JsonOption
+from ._options import AgentOption, JsonOption, scope
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def stats(as_json: JsonOption = False) -> None:
+    def stats(agent: AgentOption = None, as_json: JsonOption = False) -> None:
         """Entries by type and subject, sessions extracted and failed, model tokens."""
         from ..render import console, emit_json, want_json
         from ..stats import collect
 
-        data = collect()
+        data = collect(**scope(agent))
         if want_json(as_json):
             emit_json(data)
             return

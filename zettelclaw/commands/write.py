@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import JsonOption
+from ._options import AgentOption, JsonOption
 
 
 def register(app: typer.Typer) -> None:
@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
         replaces: Annotated[Optional[str], typer.Option(
             help="Id of the entry this one corrects.")] = None,
         session: Annotated[str, typer.Option(help="Session to record.")] = "manual",
+        agent: AgentOption = None,
         as_json: JsonOption = False,
     ) -> None:
         """Append one entry to the log; --replaces corrects an older one.
@@ -33,11 +34,13 @@ def register(app: typer.Typer) -> None:
         content, ignoring case, spacing and trailing punctuation) is not written again: the
         existing one is printed, exit 0.
         """
+        from .. import paths
         from ..render import emit_json, want_json
         from ..writer import write_or_find
 
         entry, written = write_or_find(type_, content, detail=detail, subject=subject,
-                                       status=status, replaces=replaces, session=session)
+                                       status=status, replaces=replaces, session=session,
+                                       agent=paths.own_agent(agent))
         if want_json(as_json):
             emit_json(entry)  # a duplicate: the entry already in the log
         else:

@@ -1,0 +1,183 @@
+"""Several OpenClaw agents: each agent's memory stays its own unless sharing is asked for."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import orjson
+import pytest
+
+from tests.conftest import write_log
+
+TURNS = [("user", "What did we decide about the billing export?"),
+         ("assistant", "We chose nightly CSV drops to the finance bucket.")]
+
+
+def _entry(id, type, content, session, agent=None, stamp="2026-03-02T09:00:00Z", **extra):
+    entry = {"id": id, "timestamp": stamp, "type": type, "content": content, "session": session}
+    if type == "task":
+        entry["status"] = "open"
+    if agent:
+        entry["agent"] = agent
+    return {**entry, **extra}
+
+
+@pytest.fixture
+def two_agents(zc_env, log_dir):
+    """OpenClaw config with agents main (default) and work, each with its own workspace, and a
+    log holding both agents' memory; main's entries are old ones without an agent field."""
+    work_ws = zc_env["state"] / "workspace-work"
+    work_ws.mkdir()
+    config = {"agents": {"list": [{"id": "main", "default": True},
+                                  {"id": "work", "workspace": str(work_ws)}]}}
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(config))
+    write_log(log_dir, [
+        _entry("mainTask0001", "task", "Renew the passport", "main-s1",
+               stamp="2026-03-01T09:00:00Z"),
+        _entry("mainHand0001", "handoff", "Main: passport renewal under way", "main-s1",
+               stamp="2026-03-01T10:00:00Z"),
+        _entry("workFact0001", "fact", "The billing export runs nightly as CSV", "work-s1",
+               agent="work", subject="billing-export"),
+        _entry("workHand0001", "handoff", "Work: billing export shipped", "work-s1",
+               agent="work", stamp="2026-03-02T10:00:00Z"),
+    ])
+    return {**zc_env, "work_workspace": work_ws}
+
+
+def _handoff(zc, *args) -> dict | None:
+    result = zc("handoff", "--json", *args)
+    assert result.returncode == 0, result.stderr
+    return orjson.loads(result.stdout) if result.stdout.strip() else None
+
+
+def test_agent_main_never_gets_agent_works_handoff(two_agents, zc):
+    # work's handoff is the latest in the log; main still gets its own
+    assert _handoff(zc)["handoff"]["id"] == "mainHand0001"
+    assert _handoff(zc, "--agent", "main")["handoff"]["id"] == "mainHand0001"
+    assert _handoff(zc, "--agent", "work")["handoff"]["id"] == "workHand0001"
+    # asked again (the per-agent pointers in state.json now answer), still apart
+    assert _handoff(zc, "--agent", "main")["handoff"]["id"] == "mainHand0001"
+    assert _handoff(zc, "--agent=work")["handoff"]["id"] == "workHand0001"
+    state = orjson.loads((two_agents["log_dir"] / "state.json").read_bytes())
+    assert set(state["lastHandoff"]) == {"main", "work"}
+
+
+def test_an_agent_without_handoffs_gets_none(two_agents, zc):
+    assert _handoff(zc, "--agent", "ops") is None
+
+
+def test_memory_search_as_main_finds_none_of_works_entries(two_agents, zc):
+    result = zc("search", "--json", "--agent", "main", "--", "billing export")
+    assert result.returncode == 0, result.stderr
+    assert b"workFact0001" not in result.stdout and b"workHand0001" not in result.stdout
+    as_work = zc("search", "--json", "--agent", "work", "--", "billing export")
+    assert b"workFact0001" in as_work.stdout
+    listed = zc("search", "--json", "--agent", "main", "--type", "handoff")
+    assert [orjson.loads(line)["id"] for line in listed.stdout.splitlines()] == ["mainHand0001"]
+
+
+def test_agent_all_is_for_people(two_agents, cli):
+    ids = {e["id"] for e in cli.lines("search", "--json", "--agent", "all")}
+    assert ids == {"mainTask0001", "mainHand0001", "workFact0001", "workHand0001"}
+    assert [e["id"] for e in cli.lines("log", "--json", "--agent", "all")] == [
+        "mainTask0001", "mainHand0001", "workFact0001", "workHand0001"]
+    stats = orjson.loads(cli("stats", "--json", "--agent", "all").stdout)
+    assert stats["entries"]["total"] == 4
+
+
+def test_log_and_stats_show_one_agent_by_default(two_agents, cli):
+    assert [e["id"] for e in cli.lines("log", "--json")] == ["mainTask0001", "mainHand0001"]
+    assert [e["id"] for e in cli.lines("log", "--json", "--agent", "work")] == [
+        "workFact0001", "workHand0001"]
+    stats = orjson.loads(cli("stats", "--json", "--agent", "work").stdout)
+    assert stats["entries"]["total"] == 2 and stats["entries"]["byType"]["fact"] == 1
+
+
+def test_get_of_another_agents_entry_is_not_found(two_agents, cli):
+    result = cli("get", "workFact0001", "--agent", "main")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: no entry with id workFact0001\n"
+    assert cli.lines("get", "workFact0001", "--json", "--agent", "work")[0]["agent"] == "work"
+
+
+def test_get_session_of_works_session_as_main_is_refused(two_agents, home, cli):
+    home.db_session("work", "work-s1", [TURNS], key="agent:work:main",
+                    start=datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc))
+    result = cli("get", "session:work-s1", "--agent", "main")
+    assert result.exit_code == 2
+    assert result.stderr == ("Error: refused: session work-s1 belongs to agent work, "
+                             "not to main\n")
+    refused = cli("get", "session:work-s1")  # the default agent is main
+    assert refused.exit_code == 2 and "finance bucket" not in refused.stdout
+    mine = cli("get", "session:work-s1", "--agent", "work")
+    assert mine.exit_code == 0 and "finance bucket" in mine.stdout
+
+
+def test_sharing_main_to_work_lets_main_read_work(two_agents, home, zc, cli):
+    home.db_session("work", "work-s1", [TURNS], key="agent:work:main",
+                    start=datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc))
+    # the plugin passes the calling agent first, then the agents it may also read
+    shared = zc("search", "--json", "--agent", "main,work", "--", "billing export")
+    assert b"workFact0001" in shared.stdout
+    assert cli("get", "session:work-s1", "--agent", "main,work").exit_code == 0
+    assert cli("get", "workFact0001", "--agent", "main", "--agent", "work").exit_code == 0
+
+
+def test_write_records_the_agent_and_keeps_agents_apart(two_agents, cli, log_dir):
+    result = cli("write", "fact", "The billing export runs nightly as CSV", "--agent", "main",
+                 "--json")
+    assert result.exit_code == 0, result.stderr
+    written = orjson.loads(result.stdout)
+    # the same words in work's memory are not main's: a new entry, tagged main
+    assert written["id"] != "workFact0001" and written["agent"] == "main"
+    line = (log_dir / "log.jsonl").read_bytes().splitlines()[-1]
+    assert b'"session":"manual","agent":"main"' in line
+    fixed = cli("write", "fact", "x", "--replaces", "workFact0001", "--agent", "main")
+    assert fixed.exit_code == 2 and "no entry with that id" in fixed.stderr
+
+
+def test_an_old_log_without_agent_fields_belongs_to_the_default_agent(zc_env, log_dir, zc,
+                                                                      cli):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"agents": {"list": [{"id": "work"}, {"id": "home", "default": True}]}}))
+    write_log(log_dir, [_entry("oldHand00001", "handoff", "Old times", "s0"),
+                        _entry("oldFact00001", "fact", "Old fact", "s0")])
+    assert _handoff(zc)["handoff"]["id"] == "oldHand00001"  # home: default: true
+    assert _handoff(zc, "--agent", "home")["handoff"]["id"] == "oldHand00001"
+    assert _handoff(zc, "--agent", "work") is None
+    assert [e["id"] for e in cli.lines("search", "--json", "--agent", "home")] == [
+        "oldHand00001", "oldFact00001"]
+    assert cli.lines("search", "--json", "--agent", "work") == []
+
+
+def test_the_default_agent_is_the_first_listed_else_main(zc_env, log_dir, zc):
+    write_log(log_dir, [_entry("oldHand00001", "handoff", "Old times", "s0")])
+    assert _handoff(zc, "--agent", "main")["handoff"]["id"] == "oldHand00001"
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"agents": {"list": [{"id": "ops"}, {"id": "main"}]}}))
+    assert _handoff(zc, "--agent", "main") is None  # ops is the default now
+    assert _handoff(zc)["handoff"]["id"] == "oldHand00001"
+
+
+def test_a_bad_agent_id_is_a_usage_error(two_agents, cli):
+    result = cli("search", "--agent", "../x", "--json")
+    assert result.exit_code == 2 and result.stderr == "Error: '../x' is not an agent id\n"
+
+
+def test_the_nightly_brief_writes_each_agents_memory_md_into_its_own_workspace(two_agents,
+                                                                                   cli):
+    result = cli("brief", "--no-llm", "--now", "2026-03-03")
+    assert result.exit_code == 0, result.stderr
+    main_memory = (two_agents["workspace"] / "MEMORY.md").read_text()
+    work_memory = (two_agents["work_workspace"] / "MEMORY.md").read_text()
+    assert "passport" in main_memory.lower() and "billing" not in main_memory.lower()
+    assert "billing" in work_memory.lower() and "passport" not in work_memory.lower()
+    assert str(two_agents["work_workspace"] / "MEMORY.md") in result.stderr
+
+
+def test_brief_of_one_agent_writes_only_its_briefing(two_agents, cli):
+    result = cli("brief", "--no-llm", "--now", "2026-03-03", "--agent", "main")
+    assert result.exit_code == 0, result.stderr
+    assert "passport" in (two_agents["workspace"] / "MEMORY.md").read_text().lower()
+    assert not (two_agents["work_workspace"] / "MEMORY.md").exists()
