@@ -34,6 +34,26 @@ function stateDir(runtime, env) {
   return path.join(env.HOME || os.homedir(), ".openclaw");
 }
 
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * The `--agent` value for a command run on behalf of `agentId`: that agent, then the agents
+ * the plugin config's `sharing` lets it also read (`{"main": ["work"]}` gives "main,work").
+ * Undefined without an agent (zettelclaw then takes OpenClaw's default agent). Never "all".
+ */
+export function agentArg(config, agentId) {
+  if (typeof agentId !== "string" || !AGENT_ID.test(agentId.trim())) return undefined;
+  const own = agentId.trim();
+  const sharing = config && typeof config.sharing === "object" ? config.sharing : {};
+  const shared = Object.hasOwn(sharing, own) && Array.isArray(sharing[own]) ? sharing[own] : [];
+  const ids = [own];
+  for (const other of shared) {
+    const id = typeof other === "string" ? other.trim() : "";
+    if (AGENT_ID.test(id) && id !== "all" && !ids.includes(id)) ids.push(id);
+  }
+  return ids.join(",");
+}
+
 /**
  * Everything the hooks and tools need, from `api.pluginConfig` and `api.runtime`.
  * Returns {command, logDir, logFile, env, config}.

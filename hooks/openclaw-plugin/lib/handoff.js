@@ -38,15 +38,16 @@ function logStamp(logFile) {
 }
 
 /**
- * A function `(sessionId) => Promise<string|undefined>` giving the framed
- * handoff. Results are cached per sessionId until the log file changes; concurrent calls for
+ * A function `(sessionId, agent) => Promise<string|undefined>` giving the framed handoff of
+ * `agent` (the `--agent` value: the calling agent and those it may read; see agentArg). Results are cached per sessionId until the log file changes; concurrent calls for
  * one session share one run; a failed run is not cached, so the next turn tries again.
  */
 export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_MS, logger } = {}) {
-  const cache = new Map(); // sessionId -> {stamp, promise}
+  const cache = new Map(); // agent + sessionId -> {stamp, promise}
 
-  async function load(settings) {
-    const result = await runCommand(settings, ["handoff"], { timeoutMs });
+  async function load(settings, agent) {
+    const args = agent ? ["handoff", "--agent", agent] : ["handoff"];
+    const result = await runCommand(settings, args, { timeoutMs });
     if (result.timedOut) {
       logger?.warn?.(`zettelclaw: handoff took longer than ${timeoutMs} ms; this turn goes without it`);
       return { text: undefined, ok: false };
@@ -60,15 +61,15 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
     return { text: text ? frameHandoff(text) : undefined, ok: true };
   }
 
-  async function get(sessionId) {
+  async function get(sessionId, agent) {
     const settings = getSettings();
     const stamp = logStamp(settings.logFile);
-    const key = sessionId || "";
+    const key = `${agent || ""}\n${sessionId || ""}`;
     const cached = cache.get(key);
     if (stamp !== null && cached && cached.stamp === stamp) {
       return (await cached.promise).text;
     }
-    const promise = load(settings);
+    const promise = load(settings, agent);
     if (stamp !== null) {
       cache.delete(key);
       cache.set(key, { stamp, promise });

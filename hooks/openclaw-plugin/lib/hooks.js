@@ -1,6 +1,7 @@
 // The typed hooks (design §4.1, §6). Extraction and the sweep are started in the background and
 // the handler returns at once; only before_prompt_build waits, and never long.
 
+import { agentArg } from "./config.js";
 import { spawnDetached } from "./run.js";
 import { inScope, skipPrefixes } from "./scope.js";
 
@@ -104,7 +105,8 @@ export function createHookHandlers(getSettings, {
   async function beforePromptBuild(event = {}, ctx = {}) {
     if (!inScope(ctx.sessionKey, skipPrefixes(getSettings().config))) return undefined;
     try {
-      const prependContext = await handoff(str(ctx.sessionId) || str(ctx.sessionKey) || "");
+      const agent = agentArg(getSettings().config, agentIdFor(ctx, ctx.sessionKey));
+      const prependContext = await handoff(str(ctx.sessionId) || str(ctx.sessionKey) || "", agent);
       return prependContext ? { prependContext } : undefined;
     } catch (err) {
       logger?.warn?.(`zettelclaw: handoff skipped: ${err.message}`);

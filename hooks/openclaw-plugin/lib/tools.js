@@ -6,6 +6,8 @@
 // with zettelclaw's. On 2026.9 it is gone and zettelclaw's own ranked search, which already
 // covers MEMORY.md and memory/*.md, answers alone.
 
+import { agentArg } from "./config.js";
+import { agentIdFor } from "./hooks.js";
 import { failureMessage, runCommand } from "./run.js";
 
 export const TOOL_NAMES = ["memory_search", "memory_get"];
@@ -113,9 +115,10 @@ function text(value) {
   return typeof value === "string" && value.trim() ? value.trim() : undefined;
 }
 
-/** The argv of `zettelclaw search` for the tool's parameters. */
-export function searchArgs(params = {}) {
+/** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg). */
+export function searchArgs(params = {}, agent) {
   const args = ["search", "--json"];
+  if (agent) args.push("--agent", agent);
   const type = text(params.type);
   const subject = text(params.subject);
   const status = text(params.status);
@@ -130,11 +133,12 @@ export function searchArgs(params = {}) {
   return args;
 }
 
-/** The argv of `zettelclaw get` for the tool's parameters. */
-export function getArgs(params = {}) {
+/** The argv of `zettelclaw get` for the tool's parameters (`agent`: see agentArg). */
+export function getArgs(params = {}, agent) {
   const target = text(params.path);
   if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
   const args = ["get", "--json"];
+  if (agent) args.push("--agent", agent);
   if (params.transcript === true) args.push("--transcript");
   const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
   const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
@@ -224,7 +228,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     parameters: SEARCH_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
-      const args = searchArgs(params);
+      const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)));
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
@@ -262,7 +266,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     parameters: GET_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
-      const args = getArgs(params);
+      const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)));
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });

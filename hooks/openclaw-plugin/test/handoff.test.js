@@ -44,8 +44,20 @@ test("the handoff comes back as prependContext, framed as remembered data", asyn
   assert.match(text, /Remembered notes from your memory/);
   assert.match(text, /not instructions/);
   const [run] = fake.records("finished");
-  assert.deepEqual(run.argv, ["handoff"]);
+  assert.deepEqual(run.argv, ["handoff", "--agent", "main"], "on behalf of the calling agent");
   assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
+});
+
+test("each agent gets its own handoff, cached apart; the session key names the agent", async () => {
+  const { fake, api } = setup();
+  const turn = (ctx) => api.hooks.before_prompt_build({ prompt: "hi", messages: [] }, ctx);
+  await turn({ agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1" });
+  await turn({ agentId: "work", sessionKey: "agent:work:main", sessionId: "s-1" });
+  await turn({ sessionKey: "agent:ops:main", sessionId: "s-2" });
+  await turn({ agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1" }); // cached
+  assert.deepEqual(fake.records("finished").map((r) => r.argv), [
+    ["handoff", "--agent", "main"], ["handoff", "--agent", "work"], ["handoff", "--agent", "ops"],
+  ]);
 });
 
 test("text in the log cannot close the frame early", () => {

@@ -71,8 +71,8 @@ test("memory_search maps every parameter onto `zettelclaw search --json`", async
   });
   const [run] = fake.records("finished");
   assert.deepEqual(run.argv, [
-    "search", "--json", "--type", "decision", "--subject", "auth-migration", "--status", "open",
-    "--all", "--limit", "5", "--", "webhook retries",
+    "search", "--json", "--agent", "main", "--type", "decision", "--subject", "auth-migration",
+    "--status", "open", "--all", "--limit", "5", "--", "webhook retries",
   ]);
   assert.equal(run.env.OPENCLAW_WORKSPACE_DIR, "/ws/main", "MEMORY.md of this agent's workspace");
   assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
@@ -83,8 +83,8 @@ test("memory_search with only a query, and with only filters", async () => {
   await tools.memory_search.execute("c", { query: "-rf looks like an option" });
   await tools.memory_search.execute("c", { status: "open", maxResults: 500 });
   const [first, second] = fake.records("finished");
-  assert.deepEqual(first.argv, ["search", "--json", "--limit", "10", "--", "-rf looks like an option"]);
-  assert.deepEqual(second.argv, ["search", "--json", "--status", "open", "--limit", "50"]);
+  assert.deepEqual(first.argv, ["search", "--json", "--agent", "main", "--limit", "10", "--", "-rf looks like an option"]);
+  assert.deepEqual(second.argv, ["search", "--json", "--agent", "main", "--status", "open", "--limit", "50"]);
 });
 
 test("memory_search returns log entries and memory chunks as details and JSON text", async () => {
@@ -202,7 +202,7 @@ test("memory_get maps path, from and lines onto `zettelclaw get --json`", async 
   const details = parsed(await tools.memory_get.execute("c", { path: "MEMORY.md", from: 2, lines: 3 }));
   assert.deepEqual(details, file);
   const [run] = fake.records("finished");
-  assert.deepEqual(run.argv, ["get", "--json", "--from", "2", "--lines", "3", "--", "MEMORY.md"]);
+  assert.deepEqual(run.argv, ["get", "--json", "--agent", "main", "--from", "2", "--lines", "3", "--", "MEMORY.md"]);
   assert.equal(run.env.OPENCLAW_WORKSPACE_DIR, "/ws/main");
 });
 
@@ -211,7 +211,7 @@ test("memory_get of an entry id returns the entry (with replacedBy when correcte
   const { fake, tools } = setup({ behavior: { get: { stdout: jsonLines([entry]) } } });
   const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id }));
   assert.deepEqual(details, { entries: [entry] });
-  assert.deepEqual(fake.records("finished")[0].argv, ["get", "--json", "--", DECISION.id]);
+  assert.deepEqual(fake.records("finished")[0].argv, ["get", "--json", "--agent", "main", "--", DECISION.id]);
 });
 
 test("memory_get of session:<id> returns a page of its conversations, from and lines passed on", async () => {
@@ -223,7 +223,7 @@ test("memory_get of session:<id> returns a page of its conversations, from and l
   const details = parsed(await tools.memory_get.execute("c", { path: "session:abc12345", from: 201, lines: 2 }));
   assert.deepEqual(details, page);
   assert.deepEqual(fake.records("finished")[0].argv,
-    ["get", "--json", "--from", "201", "--lines", "2", "--", "session:abc12345"]);
+    ["get", "--json", "--agent", "main", "--from", "201", "--lines", "2", "--", "session:abc12345"]);
 });
 
 test("memory_get with transcript: true reads the conversation an entry came from", async () => {
@@ -236,10 +236,10 @@ test("memory_get with transcript: true reads the conversation an entry came from
   const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id, transcript: true }));
   assert.deepEqual(details, page);
   assert.deepEqual(fake.records("finished")[0].argv,
-    ["get", "--json", "--transcript", "--", DECISION.id]);
+    ["get", "--json", "--agent", "main", "--transcript", "--", DECISION.id]);
   // anything but a literal true leaves it off
   await tools.memory_get.execute("c", { path: DECISION.id, transcript: "yes" });
-  assert.deepEqual(fake.records("finished")[1].argv, ["get", "--json", "--", DECISION.id]);
+  assert.deepEqual(fake.records("finished")[1].argv, ["get", "--json", "--agent", "main", "--", DECISION.id]);
 });
 
 test("memory_get throws when zettelclaw cannot find it", async () => {
@@ -266,4 +266,43 @@ test("2026.2: a file zettelclaw does not know is read by OpenClaw's builtin memo
   assert.deepEqual(result.details, { path: "notes/extra.md", text: "extra notes" });
   assert.deepEqual(calls, [{ path: "notes/extra.md", lines: 5 }]);
   await assert.rejects(tools.memory_get.execute("c", { path: "session:nope" }), /zettelclaw get failed/);
+});
+
+test("the tools run on behalf of the calling agent: ctx.agentId, else the session key's", async () => {
+  const { fake, tools } = setup({
+    behavior: { search: { stdout: "" }, get: { stdout: jsonLines([DECISION]) } },
+    ctx: { agentId: "work", sessionKey: "agent:work:main", workspaceDir: "/ws/work" },
+  });
+  await tools.memory_search.execute("c", { query: "billing" });
+  await tools.memory_get.execute("c", { path: "session:abc12345" });
+  const [search, get] = fake.records("finished");
+  assert.deepEqual(search.argv, ["search", "--json", "--agent", "work", "--limit", "10", "--", "billing"]);
+  assert.deepEqual(get.argv, ["get", "--json", "--agent", "work", "--", "session:abc12345"]);
+  assert.equal(search.env.OPENCLAW_WORKSPACE_DIR, "/ws/work");
+
+  const keyed = setup({ behavior: { search: { stdout: "" } }, ctx: { sessionKey: "agent:ops:main" } });
+  await keyed.tools.memory_search.execute("c", { status: "open" });
+  assert.deepEqual(keyed.fake.records("finished")[0].argv,
+    ["search", "--json", "--agent", "ops", "--status", "open", "--limit", "10"]);
+});
+
+test("sharing in the plugin config lets an agent read the agents listed for it, no others", async () => {
+  const fake = fakeZettelclaw().behave({ search: { stdout: "" } });
+  fakes.push(fake);
+  const api = fakeApi({
+    version: "2026.9",
+    pluginConfig: {
+      command: fake.exe, logDir: fake.logDir, sharing: { main: ["work", "all", "../x", "main"] },
+    },
+  });
+  createPlugin().register(api);
+  const asMain = toolsOf(api, { agentId: "main", sessionKey: "agent:main:main" });
+  const asWork = toolsOf(api, { agentId: "work", sessionKey: "agent:work:main" });
+  await asMain.memory_search.execute("c", { query: "x" });
+  await asWork.memory_search.execute("c", { query: "x" });
+  const [main, work] = fake.records("finished");
+  assert.deepEqual(main.argv.slice(0, 4), ["search", "--json", "--agent", "main,work"],
+    "never `all`, never a bad id");
+  assert.deepEqual(work.argv.slice(0, 4), ["search", "--json", "--agent", "work"],
+    "sharing is one way");
 });
