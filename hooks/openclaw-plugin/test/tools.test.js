@@ -267,3 +267,12 @@ test("2026.2: a file zettelclaw does not know is read by OpenClaw's builtin memo
   assert.deepEqual(calls, [{ path: "notes/extra.md", lines: 5 }]);
   await assert.rejects(tools.memory_get.execute("c", { path: "session:nope" }), /zettelclaw get failed/);
 });
+
+test("a query of more than 1,000 characters is refused before anything runs (no E2BIG)", async () => {
+  const { fake, tools } = setup({ behavior: {} });
+  for (const size of [2000, 1024 * 1024]) {
+    await assert.rejects(tools.memory_search.execute("c", { query: "w".repeat(size) }),
+      new RegExp(`the query is ${size} characters: at most 1000`));
+  }
+  assert.equal(fake.records("started").length, 0);
+});
