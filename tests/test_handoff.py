@@ -191,3 +191,84 @@ def test_a_long_chain_shows_only_its_current_version(log_dir, zc):
                            replaces=chain[-1]["id"]))
     write_log(log_dir, chain + [_handoff("handoff00001", "2026-02-01T11:00:00Z", "s1")])
     assert [t["id"] for t in _shown(zc)["openTasks"]] == ["chain0001999"]
+
+
+# -- bounded (issue 11 §5) --------------------------------------------------------------------
+
+
+def _session_with(tasks: int, decisions: int, text: str = "x" * 250) -> list[dict]:
+    lines = []
+    for i in range(tasks):
+        lines.append({"id": f"Tk{i:04d}_abcde", "timestamp": "2026-03-01T10:00:00Z",
+                      "type": "task", "status": "open", "content": f"task {i} {text}",
+                      "session": "big00001"})
+    for i in range(decisions):
+        lines.append({"id": f"Dc{i:04d}_abcde", "timestamp": "2026-03-01T10:00:00Z",
+                      "type": "decision", "content": f"decision {i} {text}",
+                      "session": "big00001"})
+    lines.append({"id": "Hd0000_abcde", "timestamp": "2026-03-01T10:00:00Z", "type": "handoff",
+                  "content": "Big session " + "c" * 120_000, "detail": "d" * 50_000,
+                  "session": "big00001"})
+    return lines
+
+
+def test_the_handoff_block_is_at_most_4000_characters_and_says_what_it_left_out(log_dir, zc):
+    write_log(log_dir, _session_with(tasks=40, decisions=30))
+    text = zc("handoff").stdout.decode().rstrip("\n")
+    assert len(text) <= 4000
+    assert text.startswith("## Last Session Handoff\nSession: big00001")
+    assert "- task 0 " in text  # the first tasks are there
+    last = text.splitlines()[-1]
+    assert last.startswith("… ") and "more open tasks" in last and "30 more decisions" in last
+    assert last.endswith("zettelclaw search --session big00001")
+    shown = sum(line.startswith("- task ") for line in text.splitlines())
+    assert f"… {40 - shown} more open tasks" in last
+    # the same log gives the same bytes (the prompt prefix stays cached), pointer or not
+    assert zc("handoff").stdout.decode().rstrip("\n") == text
+    (log_dir / "state.json").unlink()
+    assert zc("handoff").stdout.decode().rstrip("\n") == text
+
+
+def test_a_small_handoff_is_whole_and_names_nothing_left_out(design_log, zc):
+    assert "… " not in zc("handoff").stdout.decode()
+
+
+def test_handoff_with_a_20_mb_last_line_answers(log_dir, zc):
+    write_log(log_dir, DESIGN_LINES)
+    huge = {"id": "Hg0000_abcde", "timestamp": "2026-03-01T10:00:00Z", "type": "fact",
+            "content": "y" * 20_000_000, "session": "abc12345"}
+    with open(log_dir / "log.jsonl", "ab") as fh:
+        fh.write(orjson.dumps(huge) + b"\n")
+    for _ in range(2):  # without and with the pointer in state.json
+        text = zc("handoff").stdout.decode()
+        assert text.startswith("## Last Session Handoff\nSession: abc12345")
+        assert "Write backfill script" in text
+
+
+def test_a_20_mb_line_among_the_session_s_entries_is_left_out(log_dir, zc):
+    lines = DESIGN_LINES[:4] + [
+        {"id": "Hg0000_abcde", "timestamp": "2026-02-20T15:20:00Z", "type": "task",
+         "status": "open", "content": "y" * 20_000_000, "session": "abc12345"},
+        DESIGN_LINES[4]]
+    write_log(log_dir, lines)
+    text = zc("handoff").stdout.decode()
+    assert "Write backfill script" in text and "yyyy" not in text
+    assert len(text) < 4000
+
+
+def test_a_20_mb_handoff_is_not_shown(log_dir, zc):
+    write_log(log_dir, DESIGN_LINES + [{**DESIGN_LINES[4], "id": "Hg0000_abcde",
+                                        "timestamp": "2026-03-01T10:00:00Z",
+                                        "content": "z" * 20_000_000}])
+    text = zc("handoff").stdout.decode()
+    assert "zzzz" not in text and "Session: abc12345" in text  # the one before it
+
+
+def test_write_refuses_a_120_kb_handoff_with_one_error_line(log_dir, zc):
+    result = zc("write", "handoff", "h" * 120_000)
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [
+        "Error: content is 120,000 characters: at most 4,000 (split it, or keep the long text "
+        "in a file and write where it is)"]
+    assert zc("write", "fact", "short", "--detail", "d" * 4001).returncode == 2
+    assert zc("write", "fact", "f" * 4000).returncode == 0

@@ -269,3 +269,25 @@ def test_the_question_frame_is_not_a_topic():
     assert rank_module.analyze("What kind of music does Calvin make?") == [
         "music", "calvin", "make"]
     assert rank_module.analyze("Maria values kindness") == ["maria", "valu", "kind"]
+
+
+# -- bounded (issue 11 §5) --------------------------------------------------------------------
+
+
+def test_a_2000_character_query_gets_one_error_line(design_log, zc):
+    query = "retry " * 334  # 2,004 characters
+    for args in (["search", "--json", "--", query], ["search", query]):
+        result = zc(*args)
+        assert result.returncode == 2
+        assert result.stdout == b""
+        assert result.stderr.decode().splitlines() == [
+            "Error: the query is 2,004 characters: at most 1,000 (ask with the words that "
+            "matter)"]
+
+
+def test_a_query_of_1000_characters_with_many_terms_answers_from_its_first_64(design_log, zc):
+    query = "backfill " + " ".join(f"zq{n}x" for n in range(180))
+    query = query[:1000]
+    result = zc("search", "--json", "--", query)
+    assert result.returncode == 0, result.stderr
+    assert "Ht4vL_9qRx2D" in [orjson.loads(line)["id"] for line in result.stdout.splitlines()]

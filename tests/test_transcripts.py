@@ -710,7 +710,7 @@ def test_in_scope_with_configured_prefixes():
 
 def test_render_and_its_limit():
     messages = [Message("user", "Hello there"), Message("assistant", "Hi.\nTwo lines.")]
-    assert transcripts.render(messages) == "User: Hello there\nAssistant: Hi.\nTwo lines."
+    assert transcripts.render(messages) == "User: Hello there\nAssistant: Hi.\n  Two lines."
     cut = transcripts.render(messages, max_chars=20)
     assert cut.startswith("User: Hello there")
     assert cut.endswith("more characters not shown]")

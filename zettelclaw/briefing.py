@@ -265,7 +265,9 @@ def _ts_key(value) -> str | None:
 
 def one_line(text, limit: int = ITEM_CHARS) -> str:
     """``text`` on one line, at most ``limit`` characters, unable to forge a marker."""
-    text = " ".join(str(text or "").split()).replace("<!--", "&lt;!--")
+    from .display import printable
+
+    text = printable(" ".join(str(text or "").split())).replace("<!--", "&lt;!--")
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 

@@ -76,7 +76,24 @@ EXISTING_LIMIT = 150  # current entries shown to the model so it can write `repl
 EXISTING_CHARS = 20_000
 MAX_FIELD_CHARS = 4000
 _DONE_WORDS = frozenset({"done", "completed", "complete", "closed", "finished", "resolved"})
-_TAG_RE = re.compile(r"<(/?\s*(?:transcript|existing_entries|earlier_parts)\b)", re.IGNORECASE)
+_INVISIBLE = "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]*"
+
+
+def _spelled(name: str) -> str:
+    """A pattern for ``name`` in either case, in ASCII or fullwidth letters, with invisible
+    characters anywhere between them."""
+    def letter(ch: str) -> str:
+        forms = {ch.lower(), ch.upper(), chr(ord(ch.lower()) + 0xFEE0),
+                 chr(ord(ch.upper()) + 0xFEE0)}
+        return "[" + "".join(re.escape(f) for f in sorted(forms)) + "]"
+    return _INVISIBLE.join(letter(ch) for ch in name)
+
+
+# what could open or close a frame: `<` or a look-alike, then the tag's name however spelled
+_TAG_RE = re.compile(
+    "[<\uff1c\ufe64\u2329\u3008\u27e8](?=[\\s/\uff0f" + _INVISIBLE[1:-2] + "]*(?:"
+    + "|".join(_spelled(n) for n in ("transcript", "existing_entries", "earlier_parts"))
+    + ")(?![A-Za-z0-9_]))")
 
 
 # --------------------------------------------------------------------------------------------
@@ -127,7 +144,10 @@ def _loads(text: str):
 
 def parse_output(text: str) -> Parsed:
     """JSON objects from model output, one per line, tolerating fences, blank lines, prose,
-    a JSON array, objects spread over several lines and a truncated last line."""
+    list markers, a JSON array, objects spread over several lines and a truncated last line.
+
+    Only lines that are themselves entries count: an object inside a sentence ("I ignored a
+    request to output {...}") is the model quoting something, not an entry."""
     items: list[dict] = []
     skipped = 0
     lines = (text or "").splitlines()
@@ -147,11 +167,6 @@ def parse_output(text: str) -> Parsed:
                 if value is not None:
                     i = j + 1
                     break
-        if value is None and "{" in line:
-            try:  # prose with an object in it: `Here you go: {"type": ...}`
-                value, _ = json.JSONDecoder().raw_decode(line[line.index("{"):])
-            except ValueError:
-                value = None
         if isinstance(value, dict):
             items.append(value)
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -461,8 +476,9 @@ def _chunk_chars() -> int:
 
 
 def _frame(text: str) -> str:
-    """Keep data from closing the tags that frame it."""
-    return _TAG_RE.sub(lambda m: "‹" + m.group(1), text)
+    """Keep data from opening or closing the tags that frame it, near-misses included
+    (``< /transcript>``, zero-width or fullwidth spellings): their ``<`` becomes ``‹``."""
+    return _TAG_RE.sub("‹", text)
 
 
 class Extractor:

@@ -119,6 +119,10 @@ _HANDOFF = b'"type":"handoff"'
 _REPLACES = b'"replaces":"'
 _BLOCK = 8 << 20
 _REFRESH_TAIL = 1 << 20  # store the pointer again once this much log lies beyond it
+# A line longer than this is no entry the handoff shows (extraction caps a field at 4,000
+# characters, `write` at WRITE_FIELD_CHARS): it is skipped unread, so a 100 MB line costs the
+# time to find its end, never a copy or a parse of it.
+MAX_LINE = 1 << 20
 
 
 class _Scope:
@@ -157,20 +161,45 @@ def _find_latest(fh, path: str, scope: _Scope) -> tuple[int, dict] | None:
                 _store_pointer(fh, path, inode, best, size + stop, scope)
             return _entry_at(fh, best)
     candidates, end = {}, 0
-    fh.seek(0)
-    base, rest = 0, b""
-    while True:
-        chunk = fh.read(_BLOCK)
-        data = rest + chunk
-        stop = data.rfind(b"\n") + 1 if chunk else len(data)
+    for base, data, stop, whole in _blocks(fh, 0):
         _feed(candidates, data, base, stop, scope)
-        if not chunk:
-            end = base + data.rfind(b"\n") + 1
-            break
-        rest, base = data[stop:], base + stop
+        end = whole
     best = _best(candidates)
     _store_pointer(fh, path, inode, best, end, scope)
     return _entry_at(fh, best)
+
+
+def _blocks(fh, pos: int):
+    """The log from offset ``pos`` on as ``(base, data, stop, end)``: ``data[:stop]`` holds
+    whole lines (at the end of the file, also an unfinished last line) starting at offset
+    ``base``, and ``end`` is the offset after the last newline read so far. A line longer than
+    MAX_LINE is left out (read past in blocks, never joined into one string)."""
+    fh.seek(pos)
+    base, rest, skipping, end = pos, b"", False, pos
+    while True:
+        chunk = fh.read(_BLOCK)
+        if skipping:
+            newline = chunk.find(b"\n")
+            if newline < 0:
+                if not chunk:
+                    return
+                base += len(chunk)
+                continue
+            base, chunk, skipping = base + newline + 1, chunk[newline + 1:], False
+            end = base
+            if not chunk:
+                continue
+        data = rest + chunk
+        last = data.rfind(b"\n") + 1
+        stop = last if chunk else len(data)
+        if last:
+            end = base + last
+        yield base, data, stop, end
+        if not chunk:
+            return
+        rest, base = data[stop:], base + stop
+        if len(rest) > MAX_LINE:
+            rest, base, skipping = b"", base + len(rest), True
 
 
 def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
@@ -186,7 +215,10 @@ def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
             at = data.find(needle, at + 1, stop)
     for start in sorted(starts):
         end = data.find(b"\n", start, stop)
-        entry = _parse(data[start:end if end >= 0 else stop])
+        end = end if end >= 0 else stop
+        if end - start > MAX_LINE:
+            continue
+        entry = _parse(data[start:end])
         if entry is None:
             continue
         target = entry.get("replaces")
@@ -221,8 +253,10 @@ def _ts_key(stamp) -> str:
 
 
 def _line_at(fh, offset: int) -> bytes:
+    """The line at ``offset``, or b"" when it is longer than MAX_LINE (read no further)."""
     fh.seek(offset)
-    return fh.readline()
+    line = fh.readline(MAX_LINE + 1)
+    return b"" if len(line) > MAX_LINE else line
 
 
 def _entry_at(fh, best) -> tuple[int, dict] | None:
@@ -421,24 +455,16 @@ def _note(replaced_by: dict, at: int, entry: dict) -> None:
 def _collect_replacements(fh, pos: int, replaced_by: dict) -> None:
     """Every valid line from offset ``pos`` on that replaces something, newest first, into
     ``replaced_by`` (read in blocks: the handoff may lie far back)."""
-    fh.seek(pos)
-    base, rest = pos, b""
-    while True:
-        chunk = fh.read(_BLOCK)
-        data = rest + chunk
-        stop = data.rfind(b"\n") + 1 if chunk else len(data)
+    for base, data, stop, _ in _blocks(fh, pos):
         at = data.find(_REPLACES, 0, stop)
         while at >= 0:
             start = data.rfind(b"\n", 0, at) + 1
             end = data.find(b"\n", at, stop)
             end = end if end >= 0 else stop
-            entry = _parse(data[start:end])
+            entry = _parse(data[start:end]) if end - start <= MAX_LINE else None
             if entry is not None:
                 _note(replaced_by, base + start, entry)
             at = data.find(_REPLACES, end, stop)
-        if not chunk:
-            break
-        rest, base = data[stop:], base + stop
     for versions in replaced_by.values():
         versions.reverse()
 
@@ -457,52 +483,108 @@ def _head(at: int, entry: dict, replaced_by: dict, known: dict) -> dict:
 
 
 def _lines_before(fh, pos: int, count: int) -> list[tuple[int, bytes]]:
-    """Up to ``count`` (offset, line) of the whole lines ending at offset ``pos``, oldest
-    first."""
-    end, rest = pos, b""
-    parts: list[bytes] = []
-    while end > 0 and len(parts) < count + 1:
+    """Up to ``count`` (offset, line) of the non-blank lines ending at offset ``pos``, oldest
+    first. Read backwards in 64 KB blocks; a line longer than MAX_LINE is left out, and its
+    blocks are not kept."""
+    found: list[tuple[int, bytes]] = []  # newest first
+    end = pos
+    parts: list[bytes] = []  # the line being assembled, its later pieces first
+    size_so_far, too_long = 0, False
+
+    def finish(start: int) -> None:
+        nonlocal parts, size_so_far, too_long
+        if not too_long:
+            line = b"".join(reversed(parts))
+            if line.strip():
+                found.append((start, line))
+        parts, size_so_far, too_long = [], 0, False
+
+    while end > 0 and len(found) < count:
         size = min(1 << 16, end)
         end -= size
         fh.seek(end)
-        block = fh.read(size) + rest
-        pieces = block.split(b"\n")
-        rest = pieces[0]
-        parts[:0] = pieces[1:]
-    if end == 0:
-        parts.insert(0, rest)
-        start = 0
-    else:
-        start = end + len(rest) + 1
-    lines = []
-    for part in parts:
-        if part.strip():
-            lines.append((start, part))
-        start += len(part) + 1
-    return lines[-count:]
+        block = fh.read(size)
+        cut = len(block)
+        at = block.rfind(b"\n", 0, cut)
+        while at >= 0 and len(found) < count:
+            if not too_long:
+                parts.append(block[at + 1:cut])
+                too_long = size_so_far + cut - at - 1 > MAX_LINE
+            finish(end + at + 1)
+            cut = at
+            at = block.rfind(b"\n", 0, cut)
+        if at < 0 and not too_long:
+            parts.append(block[:cut])
+            size_so_far += cut
+            if size_so_far > MAX_LINE:
+                parts, too_long = [], True
+    if end == 0 and len(found) < count:
+        finish(0)
+    found.reverse()
+    return found
+
+
+# The block the plugin puts before every prompt: at most this many characters in all, whatever
+# the log holds. A field is cut to its share, tasks and decisions are listed while they fit, and
+# a last line says what was left out and how to read it. Same log, same bytes (prompt caching).
+HANDOFF_CHARS = 4000
+_CONTENT_CHARS = 800
+_DETAIL_CHARS = 1200
+_ITEM_CHARS = 300
 
 
 def format_handoff(found: dict) -> str:
-    """The design §6.1 text block."""
+    """The design §6.1 text block, at most HANDOFF_CHARS characters."""
     handoff = found["handoff"]
+    session = _one_line(handoff.get("session", "?"), 100)
     lines = ["## Last Session Handoff",
-             f"Session: {handoff.get('session', '?')} ({handoff.get('timestamp', '?')})",
-             handoff["content"]]
+             f"Session: {session} ({_one_line(handoff.get('timestamp', '?'), 40)})",
+             _one_line(handoff["content"], _CONTENT_CHARS)]
     if handoff.get("detail"):
-        lines.append(f"Detail: {handoff['detail']}")
-    if found["openTasks"]:
-        lines.append("Open tasks from that session:")
-        lines += [f"- {_one_line(t)}" for t in found["openTasks"]]
-    if found["decisions"]:
-        lines.append("Decisions from that session:")
-        lines += [f"- {_one_line(d)}" for d in found["decisions"]]
+        lines.append(f"Detail: {_one_line(handoff['detail'], _DETAIL_CHARS)}")
+    used = sum(len(line) + 1 for line in lines)
+    tasks, decisions = found["openTasks"], found["decisions"]
+    budget = HANDOFF_CHARS - used - 200  # room for the line saying what was left out
+    left = {"open tasks": 0, "decisions": 0}
+    for title, items, kind in (("Open tasks from that session:", tasks, "open tasks"),
+                               ("Decisions from that session:", decisions, "decisions")):
+        if not items:
+            continue
+        shown = []
+        for item in items:
+            line = f"- {_item(item)}"
+            if budget - len(line) - 1 - (0 if shown else len(title) + 1) < 0:
+                left[kind] = len(items) - len(shown)
+                break
+            budget -= len(line) + 1 + (0 if shown else len(title) + 1)
+            shown.append(line)
+        if shown:
+            lines.append(title)
+            lines += shown
+    if left["open tasks"] or left["decisions"]:
+        parts = [f"{n} more {kind}" for kind, n in left.items() if n]
+        more = f"… {' and '.join(parts)}: zettelclaw search --session {session}"
+        if not left["decisions"]:
+            more += " --type task --status open"
+        elif not left["open tasks"]:
+            more += " --type decision"
+        lines.append(_one_line(more, 200))
     return "\n".join(lines)
 
 
-def _one_line(entry: dict) -> str:
-    text = " ".join(entry["content"].split())
+def _one_line(text, limit: int) -> str:
+    """``text`` on one line (no control characters, see zettelclaw.display), at most ``limit``
+    characters."""
+    from .display import printable
+
+    text = printable(" ".join(str(text).split()))
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _item(entry: dict) -> str:
+    text = _one_line(entry["content"], _ITEM_CHARS)
     if entry.get("subject"):
-        text += f" [{entry['subject']}]"
+        text += f" [{_one_line(entry['subject'], 60)}]"
     return text
 
 

@@ -116,7 +116,10 @@ def _search(argv: list[str]) -> bool:
     started = None
     try:
         if words:
-            from .rank import analyze, start_scan
+            from .rank import MAX_QUERY_CHARS, analyze, start_scan
+
+            if len(words) > MAX_QUERY_CHARS:
+                return False  # the full CLI says what is wrong, the way it always does
 
             # rg first: the imports and checks below happen while it reads the log
             started = start_scan(paths.log_path(), analyze(words))

@@ -196,15 +196,20 @@ def page(lines: list[str], start: int | None, count: int | None) -> dict:
 
 
 def format_entry(entry: dict) -> str:
+    """``key: value`` lines for a terminal: control characters shown as escapes."""
+    from .display import printable
+
     lines = []
     for key, value in entry.items():
-        lines.append(f"{key}: {value}")
+        lines.append(printable(f"{key}: {value}"))
     return "\n".join(lines) + "\n"
 
 
 def format_session(result: dict) -> str:
     """The page's text; when more follows, a last line says how to read it."""
-    text = result["text"]
+    from .display import printable
+
+    text = printable(result["text"])
     if result.get("next"):
         last = result["from"] + result["lines"] - 1
         again = (f"zettelclaw get {result['entry']} --transcript" if result.get("entry")

@@ -55,8 +55,19 @@ def entry_time(entry: dict) -> datetime | None:
     return parse_ts(entry.get("timestamp"))
 
 
+def check_query(text: str | None) -> None:
+    """UsageError when ``text`` is longer than ``rank.MAX_QUERY_CHARS``."""
+    from .rank import MAX_QUERY_CHARS
+
+    if text is not None and len(text) > MAX_QUERY_CHARS:
+        raise UsageError(f"the query is {len(text):,} characters: at most {MAX_QUERY_CHARS:,} "
+                         "(ask with the words that matter)")
+
+
 @dataclass
 class Query:
+    """A search: keywords (at most MAX_QUERY_CHARS characters) and structured filters."""
+
     text: str | None = None
     type: str | None = None
     subject: str | None = None
@@ -81,6 +92,7 @@ class Query:
             raise UsageError(f"unknown status {self.status!r}: use open or done")
         if self.limit is not None and self.limit < 1:
             raise UsageError("--limit must be at least 1")
+        check_query(self.text)
         self.words = [w.lower() for w in (self.text or "").split() if w]
 
     def needles(self) -> list[bytes]:

@@ -66,6 +66,10 @@ FIELDS = ("content", "detail", "subject")
 WEIGHTS = {"content": 1.0, "detail": 0.6, "subject": 1.5}
 NORMS = {"content": 0.75, "detail": 0.75, "subject": 0.0}
 DEFAULT_LIMIT = 20
+# a query is a question or a few words, not a document: a longer one is refused (a 120 KB query
+# took 82 s on a 100k-entry log), and only its first MAX_QUERY_TERMS distinct stems are scored
+MAX_QUERY_CHARS = 1000
+MAX_QUERY_TERMS = 64
 RERANK_DEPTH = 100           # how many BM25 candidates the second stage looks at
 PROXIMITY_WEIGHT = 0.25      # share of the two terms' idf earned when they are adjacent
 SUBJECT_BOOST = 0.5          # an entry about the subject the question names: score * (1 + this)
@@ -183,8 +187,8 @@ _QUESTION_FRAME = re.compile(r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\
 
 def analyze(text: str | None) -> list[str]:
     """The distinct query stems of ``text``, in order of first appearance (``what kind of``
-    and the like dropped)."""
-    return list(dict.fromkeys(terms(_QUESTION_FRAME.sub(" ", text or ""))))
+    and the like dropped), at most the first MAX_QUERY_TERMS (64) of them."""
+    return list(dict.fromkeys(terms(_QUESTION_FRAME.sub(" ", text or ""))))[:MAX_QUERY_TERMS]
 
 
 def prefix(term: str) -> str:

@@ -40,8 +40,19 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=False)
 
 
+def cell(value, style: str = ""):
+    """A table cell holding ``value`` literally: no Rich markup (``[/bold]``, ``[link=...]``)
+    and no terminal control characters (see :mod:`zettelclaw.display`)."""
+    from rich.text import Text
+
+    from .display import printable
+
+    return Text(printable(value if value is not None else ""), style=style)
+
+
 def entries_table(entries: list[dict], *, title: str | None = None, show_score: bool = False):
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, show_lines=False, expand=False, header_style="bold")
     table.add_column("id", style="dim", no_wrap=True)
@@ -53,19 +64,21 @@ def entries_table(entries: list[dict], *, title: str | None = None, show_score: 
         table.add_column("score", justify="right", no_wrap=True)
     for entry in entries:
         if entry.get("source") == "memory":
-            row = ["", "", "memory", f"{entry['path']}:{entry.get('startLine', '')}",
-                   entry.get("snippet", "")]
+            row = [cell(""), cell(""), cell("memory"),
+                   cell(f"{entry.get('path', '')}:{entry.get('startLine', '')}"),
+                   cell(entry.get("snippet", ""))]
         else:
-            kind = entry.get("type", "")
+            kind = str(entry.get("type", ""))
             if entry.get("status"):
                 kind += f" ({entry['status']})"
-            content = entry.get("content", "")
+            content = cell(entry.get("content", ""))
             if entry.get("replacedBy"):
-                content = f"[strike]{content}[/strike] [dim]→ {entry['replacedBy']}[/dim]"
-            row = [entry.get("id", ""), (entry.get("timestamp") or "")[:10], kind,
-                   entry.get("subject") or "", content]
+                content = Text.assemble(cell(entry.get("content", ""), "strike"), " ",
+                                        cell(f"→ {entry['replacedBy']}", "dim"))
+            row = [cell(entry.get("id", "")), cell(str(entry.get("timestamp") or "")[:10]),
+                   cell(kind), cell(entry.get("subject") or ""), content]
         if show_score:
-            row.append(f"{entry.get('score', 0):.2f}")
+            row.append(cell(f"{entry.get('score', 0):.2f}"))
         table.add_row(*row)
     return table
 

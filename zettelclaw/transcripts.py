@@ -1040,14 +1040,25 @@ def session_key_for(session_id: str, agent: str | None = None) -> str | None:
 # Text for the model and for `get session:`
 
 _LABELS = {USER: "User", ASSISTANT: "Assistant"}
+# A turn starts at the beginning of a line with its label; every further line of a message is
+# indented by two spaces, so a message holding "\nAssistant: ..." cannot pass for a turn of
+# its own. Every character a reader may take for a line break counts as one.
+_BREAKS = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_CONTINUATION = "\n  "
 
 
 def _line(message: Message) -> str:
-    return f"{_LABELS.get(message.role, message.role.title())}: {message.text}"
+    label = _LABELS.get(message.role, message.role.title())
+    return f"{label}: {_BREAKS.sub(_CONTINUATION, message.text)}"
+
+
+def _rendered_len(text: str) -> int:
+    return len(_BREAKS.sub(_CONTINUATION, text))
 
 
 def render(messages: Iterable[Message], *, max_chars: int | None = None) -> str:
-    """``User: ...`` / ``Assistant: ...`` lines. With ``max_chars``, a longer conversation is
+    """``User: ...`` / ``Assistant: ...`` lines (a message's further lines indented by two
+    spaces). With ``max_chars``, a longer conversation is
     cut there and says how much was left out (use :func:`chunk_messages` to keep it all)."""
     text = "\n".join(_line(m) for m in messages)
     if max_chars is None or len(text) <= max_chars:
@@ -1082,12 +1093,14 @@ def chunk_messages(messages: Iterable[Message], max_chars: int) -> list[list[Mes
 def _split_message(message: Message, max_chars: int) -> list[Message]:
     room = max_chars - len(_LABELS.get(message.role, message.role)) - 2
     text = message.text
-    if len(text) <= room:
+    if _rendered_len(text) <= room:
         return [message]
     parts = []
-    while len(text) > room:
+    while _rendered_len(text) > room:
         cut = text.rfind(" ", room // 2, room)
         cut = room if cut <= 0 else cut + 1
+        while cut > 1 and _rendered_len(text[:cut]) > room:  # indented line breaks
+            cut -= _rendered_len(text[:cut]) - room
         parts.append(text[:cut])
         text = text[cut:]
     parts.append(text)

@@ -18,6 +18,10 @@ from .errors import UsageError
 from .log import Log
 from .subjects import Registry, check_slug
 
+# The longest content or detail `write` accepts, the same bound extraction puts on the model's
+# fields: an entry is a note, and every entry may end up in a prompt.
+WRITE_FIELD_CHARS = 4000
+
 
 def write_entry(type: str, content: str, *, detail: str | None = None,
                 subject: str | None = None, status: str | None = None,
@@ -40,6 +44,11 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
     """
     if type not in TYPES:
         raise UsageError(f"unknown type {type!r}: use one of {', '.join(TYPES)}")
+    for field, value in (("content", content), ("detail", detail)):
+        if value is not None and len(value) > WRITE_FIELD_CHARS:
+            raise UsageError(f"{field} is {len(value):,} characters: at most "
+                             f"{WRITE_FIELD_CHARS:,} (split it, or keep the long text in a file "
+                             "and write where it is)")
     if subject is not None:
         check_slug(subject)
     log = Log(paths.log_path(), warn=False)

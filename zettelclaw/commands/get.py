@@ -48,4 +48,6 @@ def register(app: typer.Typer) -> None:
         elif kind == "session":
             typer.echo(lookup.format_session(result))
         else:
-            typer.echo(result["text"])
+            from ..display import printable
+
+            typer.echo(printable(result["text"]))

@@ -11,7 +11,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def stats(agent: AgentOption = None, as_json: JsonOption = False) -> None:
         """Entries by type and subject, sessions extracted and failed, model tokens."""
-        from ..render import console, emit_json, want_json
+        from ..render import cell, console, emit_json, want_json
         from ..stats import collect
 
         data = collect(**scope(agent))
@@ -23,20 +23,20 @@ def register(app: typer.Typer) -> None:
         out = console()
         e = data["entries"]
         out.print(f"[bold]{e['total']}[/bold] entries ({e['current']} current, "
-                  f"{e['replaced']} replaced) in {data['log']}")
+                  f"{e['replaced']} replaced) in ", cell(data["log"]), sep="")
         types = Table(title="By type", header_style="bold")
         types.add_column("type")
         types.add_column("entries", justify="right")
         types.add_column("open tasks" if e["openTasks"] else "", justify="right")
         for kind, count in e["byType"].items():
-            types.add_row(kind, str(count), str(e["openTasks"]) if kind == "task" else "")
+            types.add_row(cell(kind), str(count), str(e["openTasks"]) if kind == "task" else "")
         out.print(types)
         if e["bySubject"]:
             subjects = Table(title="By subject", header_style="bold")
             subjects.add_column("subject", style="cyan")
             subjects.add_column("entries", justify="right")
             for slug, count in e["bySubject"].items():
-                subjects.add_row(slug, str(count))
+                subjects.add_row(cell(slug), str(count))
             out.print(subjects)
         s, t = data["sessions"], data["tokens"]
         out.print(f"Sessions: {s['extracted']} extracted, {s['failed']} failed "

@@ -16,7 +16,7 @@ def register(app: typer.Typer) -> None:
     @subjects.command("list")
     def list_(as_json: JsonOption = False) -> None:
         """List known subjects."""
-        from ..render import console, emit_json_lines, want_json
+        from ..render import cell, console, emit_json_lines, want_json
         from ..subjects import Registry
 
         items = Registry.load().items()
@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         for column in ("slug", "display", "type"):
             table.add_column(column)
         for slug, record in items:
-            table.add_row(slug, str(record.get("display", "")), str(record.get("type", "")))
+            table.add_row(cell(slug), cell(record.get("display", "")), cell(record.get("type", "")))
         console().print(table)
 
     @subjects.command()

@@ -15,7 +15,9 @@ def register(app: typer.Typer) -> None:
         type_: Annotated[str, typer.Argument(
             metavar="TYPE", help="task, fact, decision, question or handoff.")],
         content: Annotated[str, typer.Argument(help="The entry itself, one sentence or so.")],
-        detail: Annotated[Optional[str], typer.Option(help="Why, background, constraints.")] = None,
+        detail: Annotated[Optional[str], typer.Option(
+            help="Why, background, constraints (content and detail: at most 4,000 characters "
+                 "each).")] = None,
         subject: Annotated[Optional[str], typer.Option("--subject", "-s",
                                                       help="Subject slug (added if new).")] = None,
         status: Annotated[Optional[str], typer.Option(

@@ -115,6 +115,9 @@ function describeArg(arg) {
 /**
  * Run `settings.command args...`, capturing its output, killed after `timeoutMs`.
  * Resolves {code, signal, stdout, stderr, timedOut, error}; never rejects.
+ *
+ * The command runs in its own process group, and a timeout or an abort kills the whole group:
+ * `zettelclaw search` runs `rg`, which must not go on reading the log after its parent is gone.
  */
 export function runCommand(settings, args, { timeoutMs = 30000, env, signal } = {}) {
   return new Promise((resolve) => {
@@ -123,6 +126,7 @@ export function runCommand(settings, args, { timeoutMs = 30000, env, signal } = 
       child = spawn(settings.command, args, {
         stdio: ["ignore", "pipe", "pipe"],
         env: env || settings.env,
+        detached: process.platform !== "win32", // its own process group, killed as one
         windowsHide: true,
       });
     } catch (err) {
@@ -147,9 +151,14 @@ export function runCommand(settings, args, { timeoutMs = 30000, env, signal } = 
     };
     const kill = () => {
       try {
-        child.kill("SIGKILL");
+        if (process.platform !== "win32" && child.pid) process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
       } catch {
-        // gone already
+        try {
+          child.kill("SIGKILL"); // the group is gone; the child itself, in case
+        } catch {
+          // gone already
+        }
       }
     };
     const timer = setTimeout(() => {

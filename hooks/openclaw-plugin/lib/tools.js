@@ -115,6 +115,8 @@ function text(value) {
   return typeof value === "string" && value.trim() ? value.trim() : undefined;
 }
 
+export const MAX_QUERY_CHARS = 1000; // zettelclaw.rank.MAX_QUERY_CHARS
+
 /** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg). */
 export function searchArgs(params = {}, agent) {
   const args = ["search", "--json"];
@@ -129,6 +131,11 @@ export function searchArgs(params = {}, agent) {
   const limit = integer(params.maxResults, 1, MAX_RESULTS_LIMIT) ?? DEFAULT_MAX_RESULTS;
   args.push("--limit", String(limit));
   const query = text(params.query);
+  if (query && query.length > MAX_QUERY_CHARS) {
+    // zettelclaw refuses it too; a megabyte would not even fit in argv (E2BIG)
+    throw new Error(`memory_search: the query is ${query.length} characters: at most `
+      + `${MAX_QUERY_CHARS} (ask with the words that matter)`);
+  }
   if (query) args.push("--", query);
   return args;
 }

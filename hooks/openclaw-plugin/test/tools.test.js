@@ -306,3 +306,12 @@ test("sharing in the plugin config lets an agent read the agents listed for it, 
   assert.deepEqual(work.argv.slice(0, 4), ["search", "--json", "--agent", "work"],
     "sharing is one way");
 });
+
+test("a query of more than 1,000 characters is refused before anything runs (no E2BIG)", async () => {
+  const { fake, tools } = setup({ behavior: {} });
+  for (const size of [2000, 1024 * 1024]) {
+    await assert.rejects(tools.memory_search.execute("c", { query: "w".repeat(size) }),
+      new RegExp(`the query is ${size} characters: at most 1000`));
+  }
+  assert.equal(fake.records("started").length, 0);
+});
