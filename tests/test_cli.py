@@ -97,3 +97,19 @@ def test_piped_search_output_is_json_lines_for_jq(design_log, zc):
     assert result.returncode == 0
     lines = result.stdout.decode().splitlines()
     assert [orjson.loads(ln)["id"] for ln in lines] == ["Cx6tM_1pWn8Y"]
+
+
+def test_readme_limits_are_the_code_s():
+    from zettelclaw.handoff import HANDOFF_CHARS, MAX_LINE
+    from zettelclaw.rank import MAX_QUERY_CHARS, MAX_QUERY_TERMS
+    from zettelclaw.transcripts import MAX_LINE_BYTES
+    from zettelclaw.writer import WRITE_FIELD_CHARS
+
+    readme = (REPO / "README.md").read_text()
+    limits = readme[readme.index("### Limits"):readme.index("## Files")]
+    assert f"| a search query | {MAX_QUERY_CHARS:,} characters" in limits
+    assert f"first {MAX_QUERY_TERMS} distinct terms" in limits
+    assert f"| `write` content or detail | {WRITE_FIELD_CHARS:,} characters" in limits
+    assert f"| the handoff block | {HANDOFF_CHARS:,} characters" in limits
+    assert f"over {MAX_LINE >> 20} MiB, `handoff`" in limits
+    assert f"over {MAX_LINE_BYTES >> 20} MiB (`ZETTELCLAW_MAX_LINE_BYTES`)" in limits

@@ -432,16 +432,43 @@ def _iter_jsonl_bytes(data: bytes) -> Iterator:
                 yield event
 
 
+# The longest transcript line read (ZETTELCLAW_MAX_LINE_BYTES overrides it): a longer one is
+# skipped with a warning, read past in 1 MB pieces, so a 1 GB one-line transcript costs
+# bounded memory instead of 4 GB. A message that long is tool output or a pasted file, not
+# conversation worth remembering.
+MAX_LINE_BYTES = 64 << 20
+
+
+def _max_line_bytes() -> int:
+    value = os.environ.get("ZETTELCLAW_MAX_LINE_BYTES", "")
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_LINE_BYTES
+
+
 def _iter_jsonl_file(path: Path) -> Iterator:
-    """The events of one JSONL transcript, a line at a time. Bad lines are skipped."""
+    """The events of one JSONL transcript, a line at a time. Bad lines are skipped, and so are
+    lines longer than :data:`MAX_LINE_BYTES` (a warning on stderr says so)."""
     try:
         handle = open(path, "rb")
     except FileNotFoundError:
         return
     except OSError as exc:
         raise ZettelclawError(f"cannot read transcript {path}: {exc.strerror}") from None
+    limit = _max_line_bytes()
     with handle:
-        for line in handle:
+        while True:
+            line = handle.readline(limit + 1)
+            if not line:
+                break
+            if len(line) > limit:
+                size = len(line)
+                while not line.endswith(b"\n"):
+                    line = handle.readline(1 << 20)
+                    if not line:
+                        break
+                    size += len(line)
+                print(f"warning: skipped a line of {size:,} bytes in {path} (more than "
+                      f"{limit:,}: ZETTELCLAW_MAX_LINE_BYTES)", file=sys.stderr)
+                continue
             if line.strip():
                 event = _parse(line)
                 if event is not None:

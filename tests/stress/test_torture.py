@@ -481,3 +481,34 @@ def test_files_stay_private_after_init_and_brief(zc_env, log_dir):
     assert stat.S_IMODE(log_dir.stat().st_mode) == 0o700
     for path in log_dir.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+
+
+def test_a_transcript_line_over_the_bound_is_skipped_with_a_warning(
+        fake_anthropic, home, log_dir):
+    """A one-line 1 GB transcript took 4.2 GB of RAM: now a line over the bound is read past
+    in pieces, never held, and the rest of the conversation is extracted."""
+    size_mb = n(20, 300)
+    path = Path(home.jsonl_session("main", SID, TURNS, key="agent:main:main", start=START))
+    lines = path.read_bytes().splitlines(keepends=True)
+    # a tool's output pasted whole, say: one event, one line
+    head, tail = json.dumps({"type": "custom", "customType": "paste",
+                             "data": "PLACEHOLDER"}).encode().split(b"PLACEHOLDER")
+    with open(path, "wb") as fh:
+        fh.writelines(lines[:2])
+        fh.write(head)
+        chunk = b"y" * (1 << 20)
+        for _ in range(size_mb):
+            fh.write(chunk)
+        fh.write(tail + b"\n")
+        fh.writelines(lines[2:])
+    fake_anthropic.reply(REPLY)
+    env = dict(os.environ)
+    if not FULL:
+        env["ZETTELCLAW_MAX_LINE_BYTES"] = str(4 << 20)  # make test: a 20 MB line over 4 MB
+    code, mb, err = peak_rss_mb([str(EXE), "extract", "--session-id", SID], env)
+    assert code == 0, err
+    assert "warning: skipped a line of" in err and "ZETTELCLAW_MAX_LINE_BYTES" in err
+    assert mb <= 200, f"peak RSS {mb:.0f} MB past a {size_mb} MB line"
+    sent = fake_anthropic.message_requests[0].user_text
+    assert "yyyyyyyy" not in sent and "Queue-based retries it is" in sent
+    assert log_lines(log_dir)[0]
