@@ -16,7 +16,7 @@ from .corrections import dedup_key, inherit
 from .entries import TYPES, make_entry
 from .errors import UsageError
 from .log import Log
-from .subjects import Registry, check_slug
+from .subjects import Registry, check_new_slug
 
 
 def write_entry(type: str, content: str, *, detail: str | None = None,
@@ -40,7 +40,7 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
     if type not in TYPES:
         raise UsageError(f"unknown type {type!r}: use one of {', '.join(TYPES)}")
     if subject is not None:
-        check_slug(subject)
+        check_new_slug(subject)
     log = Log(paths.log_path(), warn=False)
     resolution = _LazyResolution(log.path)
     head = None
