@@ -41,7 +41,7 @@ def test_the_corpus_every_secret_redacted_few_look_alikes_touched():
     print(f"\nsecrets stored: {len(missed)} of {len(SECRETS)}; "
           f"look-alikes redacted: {len(touched)} of {len(LOOKALIKES)} {touched}")
     assert missed == []
-    assert len(touched) <= len(LOOKALIKES) // 10  # measured: 0 of 70
+    assert len(touched) <= len(LOOKALIKES) // 10  # measured: 0 of 71
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -94,7 +94,7 @@ _VALUES = [
     (r"(?i)\b(?:password|passphrase|passwd)\s+(?:is|was)\s+[`'\"]?"
      r"(?P<v>(?=\S*[0-9])(?=\S*[A-Za-z])[^\s`'\"]{6,})", "v"),
     # NAME=value, NAME: value, "name": "value", ?sig=...&
-    (r"(?i)(?<![A-Za-z0-9])[\"']?" + _SECRET_NAME + r"[\"']?(?![A-Za-z0-9])\s*[=:]\s*"
+    (r"(?i)(?<![A-Za-z0-9])[\"']?" + _SECRET_NAME + r"[\"']?(?![A-Za-z0-9])\s*(?P<sep>[=:])\s*"
      r"(?:\"(?P<q>[^\"\n]{4,})\"|'(?P<s>[^'\n]{4,})'|(?P<v>[^\s\"'&;,]{6,}))", "qsv"),
     (r"(?i)[?&;](?:sig|signature|x-amz-signature|access_token|token|key)=(?P<v>[^\s&;\"']{16,})",
      "v"),
@@ -112,6 +112,7 @@ _PLACEHOLDER = re.compile(
     r"(?i)^(?:[<{$%*\[(]|\.\.\.|x{4,}$|(.)\1+$|(?:changeme|change-me|example|placeholder|"
     r"redacted|secret|password|none|null|true|false|your[_-]\S*|todo|tbd|\S*\.\.\.)$)")
 
+_SENTENCE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]")
 _NAME_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
 
 _compiled: tuple | None = None
@@ -136,6 +137,9 @@ def _value_replacer(groups: str):
                 continue
             if _PLACEHOLDER.match(value) or REDACTED in value:
                 return match.group(0)
+            if name == "v" and "sep" in match.re.groupindex and match.group("sep") == ":" \
+                    and value.isalpha() and _SENTENCE_GOES_ON.match(match.string, match.end()):
+                return match.group(0)  # "API_KEY: REPLAYING recorded output" is prose
             start, end = match.start(name) - match.start(), match.end(name) - match.start()
             whole = match.group(0)
             return whole[:start] + REDACTED + whole[end:]

@@ -111,6 +111,7 @@ _s("dotenv quoted", 'STRIPE_WEBHOOK_SECRET="{}"', _j("wh", "sec_", _r(32)))
 _s("json password", '{"user": "svc", "password": "{}"}', _pw)
 _s("json api key", '{"api_key": "{}", "region": "eu"}', _r(32))
 _s("yaml password", "db:\n  password: {}\n  host: x", _r(16))
+_s("yaml letters only", "smtp:\n  password: {}\n", "correcthorsebatterystaple")
 _s("yaml secret quoted", "client_secret: '{}'", _r(30))
 _s("curl -u", "curl -u admin:{} https://api.example.org", _r(14))
 _s("mysql -p", "mysql -u root -p{} prod", _r(12))
@@ -214,4 +215,5 @@ LOOKALIKES: list[tuple[str, str]] = [(n, t) for n, t in [
     ("password flag prose", "use --password-stdin with docker login"),
     ("pid", "gateway pid 48213 exited with 137"),
     ("markdown", "## Secrets\n- never paste keys in chat"),
+    ("name colon prose", "No ANTHROPIC_API_KEY: REPLAYING recorded model output"),
 ]]
