@@ -112,6 +112,21 @@ def test_a_failure_text_lands_redacted_in_state_and_hooks_log(fake_anthropic, ho
     assert leaked(log_dir) == []
 
 
+def test_an_unexpected_crash_shows_its_traceback_without_the_secret():
+    """Not a zettelclaw error: the traceback stays (for the bug report), the secret goes."""
+    secret = dict((name, value) for name, _, value in SECRETS)["DB_PASSWORD"]
+    code = ("import sys, zettelclaw.__main__ as main, zettelclaw.cli as cli\n"
+            "@cli.app.command()\n"
+            "def boom():\n"
+            f"    raise RuntimeError('connect failed with DB_PASSWORD={secret}')\n"
+            "sys.argv = ['zettelclaw', 'boom']\n"
+            "main.main()\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "Traceback" in run.stderr and "DB_PASSWORD=[redacted]" in run.stderr
+    assert secret not in run.stderr
+
+
 def test_the_redactor_imports_nothing_heavy():
     """Plain ``re``: redaction costs the commands that store text almost nothing."""
     code = ("import sys, zettelclaw.redact as r; r.redact('DB_PASSWORD=hunter2hunter2'); "
