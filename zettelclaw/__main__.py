@@ -17,7 +17,21 @@ def main() -> None:
         return
     from .cli import app
 
-    app(prog_name="zettelclaw")
+    try:
+        app(prog_name="zettelclaw")
+    except Exception as exc:  # a bug: Typer re-raises it with its own excepthook installed
+        _print_redacted_traceback(exc)
+        sys.exit(1)
+
+
+def _print_redacted_traceback(exc: BaseException) -> None:
+    """An unexpected crash still shows its traceback, without the secrets it may quote: a
+    background run's stderr goes to hooks.log, next to the log."""
+    import traceback
+
+    from .redact import redact
+
+    sys.stderr.write(redact("".join(traceback.format_exception(exc))))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,10 @@ class _Group(TyperGroup):
         try:
             return super().invoke(ctx)
         except ZettelclawError as exc:
-            typer.echo(f"Error: {exc}", err=True)
+            from .redact import redact
+
+            # background runs' stderr lands in hooks.log, next to the log: no secret in it
+            typer.echo(f"Error: {redact(str(exc))}", err=True)
             raise typer.Exit(exc.exit_code) from None
         except BrokenPipeError:  # `zettelclaw search | head`
             devnull = os.open(os.devnull, os.O_WRONLY)

@@ -233,7 +233,8 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
         subject = item.get("subject")
         if isinstance(subject, str) and subject.strip():
             slug = slugify(subject)
-            if is_slug(slug) and redact(slug) == slug:
+            # a secret named as the subject is dropped, not lower-cased into a slug
+            if is_slug(slug) and redact(slug) == slug and redact(subject) == subject:
                 fields["subject"] = slug
         replaces = item.get("replaces")
         if isinstance(replaces, str) and replaces.strip():
@@ -856,7 +857,7 @@ class Extractor:
             with transaction() as state:
                 _drop_claim(state, session_id, token)
         except ZettelclawError as exc:  # never mask the real outcome
-            print(f"zettelclaw: could not release the claim on {session_id}: {exc}",
+            print(f"zettelclaw: could not release the claim on {session_id}: {redact(str(exc))}",
                   file=sys.stderr)
 
 

@@ -63,10 +63,15 @@ class Log:
     # -- writing ---------------------------------------------------------------------------
 
     def append(self, entries: Iterable[dict]) -> int:
-        """Append ``entries`` in one locked write; returns how many were written."""
-        from .fsutil import dir_lock
+        """Append ``entries`` in one locked write; returns how many were written.
 
-        data = b"".join(dumps(e) + b"\n" for e in entries)
+        Every string field is redacted here, the one door into the log (extraction, ``write``,
+        a recovered pending run), whatever the caller already did.
+        """
+        from .fsutil import dir_lock
+        from .redact import redact_entry
+
+        data = b"".join(dumps(redact_entry(e)) + b"\n" for e in entries)
         if not data:
             return 0
         with dir_lock(self.path.parent):

@@ -46,7 +46,14 @@ class State(BaseModel):
     def save(self) -> None:
         import orjson  # ~20x faster than json's pure-Python indenting encoder
 
-        body = orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
+        from .redact import redact_data
+
+        # every text in state.json (failure messages, pending entries, claims) passes the
+        # redactor; extractedSessions, ids and counts written by code and the bulk of the
+        # file, is skipped so a save stays cheap with thousands of sessions
+        data = {key: value if key == "extractedSessions" else redact_data(value)
+                for key, value in self.model_dump(mode="json").items()}
+        body = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
         atomic_write(paths.state_path(), body)
 
     def section(self, name: str) -> dict:

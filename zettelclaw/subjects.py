@@ -22,6 +22,21 @@ def is_slug(text: str) -> bool:
     return bool(SLUG_RE.match(text or "")) and len(text) <= 80
 
 
+def _secret_shaped(text: str) -> bool:
+    from .redact import contains_secret
+
+    return contains_secret(text)
+
+
+def check_new_slug(text: str) -> str:
+    """:func:`check_slug` for a slug about to be stored: a secret-shaped one is refused."""
+    check_slug(text)
+    if _secret_shaped(text):
+        raise UsageError("that subject slug looks like a secret (an API key or token); "
+                         "subjects are stored in plain text")
+    return text
+
+
 def check_slug(text: str) -> str:
     if not is_slug(text):
         raise UsageError(f"{text!r} is not a valid subject slug: use lowercase kebab-case "
@@ -59,7 +74,11 @@ def _load_raw() -> dict:
 def _save_raw(data: dict) -> None:
     import json
 
-    body = json.dumps(dict(sorted(data.items())), indent=2, ensure_ascii=False) + "\n"
+    from .redact import redact_data
+
+    # display names are free text (``subjects add --display``): redacted like everything stored
+    body = json.dumps(redact_data(dict(sorted(data.items()))), indent=2,
+                      ensure_ascii=False) + "\n"
     atomic_write(paths.subjects_path(), body)
 
 
@@ -80,7 +99,7 @@ class Registry:
         return sorted(self.data.items())
 
     def add(self, slug: str, type: str | None = None, display: str | None = None) -> dict:
-        check_slug(slug)
+        check_new_slug(slug)
         if type is not None and not TYPE_RE.match(type):
             raise UsageError(f"{type!r} is not a valid subject type (e.g. project, person)")
         with dir_lock(paths.log_dir()):
@@ -97,7 +116,7 @@ class Registry:
         """Add every slug not yet known (Title Case display); returns the ones added."""
         import contextlib
 
-        wanted = [s for s in dict.fromkeys(slugs) if s and is_slug(s)]
+        wanted = [s for s in dict.fromkeys(slugs) if s and is_slug(s) and not _secret_shaped(s)]
         with contextlib.nullcontext() if locked else dir_lock(paths.log_dir()):
             data = _load_raw()
             added = [s for s in wanted if s not in data]
@@ -115,7 +134,7 @@ class Registry:
         from .log import Log
 
         check_slug(old)
-        check_slug(new)
+        check_new_slug(new)
         if old == new:
             raise UsageError("old and new slug are the same")
         needle = b'"' + old.encode() + b'"'

@@ -16,7 +16,7 @@ from .corrections import dedup_key, inherit
 from .entries import TYPES, make_entry
 from .errors import UsageError
 from .log import Log
-from .subjects import Registry, check_slug
+from .subjects import Registry, check_new_slug
 
 # The longest content or detail `write` accepts, the same bound extraction puts on the model's
 # fields: an entry is a note, and every entry may end up in a prompt.
@@ -50,7 +50,7 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
                              f"{WRITE_FIELD_CHARS:,} (split it, or keep the long text in a file "
                              "and write where it is)")
     if subject is not None:
-        check_slug(subject)
+        check_new_slug(subject)
     log = Log(paths.log_path(), warn=False)
     resolution = _LazyResolution(log.path)
     default = paths.default_agent()

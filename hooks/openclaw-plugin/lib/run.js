@@ -35,18 +35,66 @@ function openHookLog(logDir) {
   }
 }
 
+const STDIN_PREFIX = ".zettelclaw-stdin-";
+const STDIN_DIR = /^\.zettelclaw-stdin-(\d+)-.{6}$/;
+const LEGACY_STDIN_DIR = /^\.zettelclaw-stdin-.{6}$/;
+const LEGACY_MAX_AGE_MS = 60 * 60 * 1000;
+
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM"; // alive, someone else's
+  }
+}
+
+/**
+ * Remove the temp directories of earlier gateways killed between writing the messages and
+ * unlinking them (the name carries the writer's pid; a live writer's directory stays). Those
+ * left before names carried a pid go once they are an hour old.
+ */
+function removeStaleStdinDirs(dir) {
+  let names;
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(STDIN_PREFIX)) continue;
+    const file = path.join(dir, name);
+    try {
+      const match = STDIN_DIR.exec(name);
+      if (match) {
+        const pid = Number(match[1]);
+        if (pid === process.pid || pidAlive(pid)) continue;
+      } else if (!LEGACY_STDIN_DIR.test(name)
+        || Date.now() - fs.statSync(file).mtimeMs < LEGACY_MAX_AGE_MS) {
+        continue;
+      }
+      fs.rmSync(file, { recursive: true, force: true });
+    } catch {
+      // someone else's, or gone already
+    }
+  }
+}
+
 /**
  * A read-only descriptor holding exactly `data`: a private temp file, unlinked at once, so the
- * child reads its stdin to the end even if this process is gone by then.
+ * child reads its stdin to the end even if this process is gone by then. A gateway killed
+ * between writing and unlinking leaves the directory behind (the conversation, in clear): the
+ * next call removes it.
  */
 function stdinFd(data, logDir) {
   const dirs = [];
   if (logDir) dirs.push(logDir);
   dirs.push(os.tmpdir());
   for (const dir of dirs) {
+    removeStaleStdinDirs(dir);
     let tmpDir;
     try {
-      tmpDir = fs.mkdtempSync(path.join(dir, ".zettelclaw-stdin-"));
+      tmpDir = fs.mkdtempSync(path.join(dir, `${STDIN_PREFIX}${process.pid}-`));
       const file = path.join(tmpDir, "messages.json");
       fs.writeFileSync(file, data, { mode: 0o600 });
       const fd = fs.openSync(file, "r");

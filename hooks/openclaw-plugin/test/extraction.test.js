@@ -2,7 +2,7 @@
 // child that is detached (own session, own process group), unref'd and outlives the gateway.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -88,6 +88,29 @@ test("before_reset hands the messages over stdin as a JSON array, never in argv"
   ]);
   assert.ok(!done.argv.some((a) => a.includes("plum-17")), "no conversation text in argv");
   assert.deepEqual(JSON.parse(done.stdin), messages);
+});
+
+test("a before_reset temp file left by a killed gateway is removed by the next run", async () => {
+  const { fake, api } = setup();
+  // a gateway killed between writing the messages and unlinking them leaves its directory
+  const deadPid = spawnSync(process.execPath, ["-e", ""]).pid;
+  const stale = `.zettelclaw-stdin-${deadPid}-AbC123`;
+  const legacy = ".zettelclaw-stdin-Qw3rTy";
+  const running = `.zettelclaw-stdin-${process.ppid}-XyZ789`; // another gateway, still writing
+  for (const name of [stale, legacy, running]) {
+    fs.mkdirSync(path.join(fake.logDir, name));
+    fs.writeFileSync(path.join(fake.logDir, name, "messages.json"),
+      JSON.stringify(conversation(1)), { mode: 0o600 });
+  }
+  const hourAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+  fs.utimesSync(path.join(fake.logDir, legacy), hourAgo, hourAgo);
+  const messages = conversation();
+  api.hooks.before_reset({ messages, reason: "new" },
+    { agentId: "main", sessionId: "s-stale", sessionKey: "agent:main:main", workspaceDir: "/w" });
+  const [done] = await fake.waitForRecords(1);
+  assert.deepEqual(JSON.parse(done.stdin), messages);
+  const left = fs.readdirSync(fake.logDir).filter((n) => n.startsWith(".zettelclaw-stdin-"));
+  assert.deepEqual(left, [running], "the dead gateway's messages are gone, the live one's stay");
 });
 
 test("2026.2's before_reset calls every agent \"agent\": the session key names the real one", async () => {
