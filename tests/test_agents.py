@@ -181,3 +181,37 @@ def test_brief_of_one_agent_writes_only_its_briefing(two_agents, cli):
     assert result.exit_code == 0, result.stderr
     assert "passport" in (two_agents["workspace"] / "MEMORY.md").read_text().lower()
     assert not (two_agents["work_workspace"] / "MEMORY.md").exists()
+
+
+HANDOFF_REPLY = json.dumps({"type": "handoff", "content": "Billing export: nightly CSV chosen"})
+
+
+def test_extraction_records_the_agent_of_the_session(two_agents, home, fake_anthropic, cli,
+                                                     log_dir):
+    home.jsonl_session("work", "work-s2", TURNS, key="agent:work:main",
+                       start=datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc))
+    fake_anthropic.reply(HANDOFF_REPLY)
+    result = cli("extract", "--session-id", "work-s2")  # the sweep's way: found on disk
+    assert result.exit_code == 0, result.stderr
+    [made] = [e for e in orjson.loads(b"[" + b",".join(
+        (log_dir / "log.jsonl").read_bytes().splitlines()) + b"]") if e["session"] == "work-s2"]
+    assert made["agent"] == "work"
+    # main's memory was not shown to the model extracting work's conversation
+    assert "passport" not in fake_anthropic.message_requests[0].user_text.lower()
+    assert _handoff_of(cli, "work") == "Billing export: nightly CSV chosen"
+    assert _handoff_of(cli, "main") == "Main: passport renewal under way"
+
+
+def _handoff_of(cli, agent):
+    return orjson.loads(cli("handoff", "--json", "--agent", agent).stdout)["handoff"]["content"]
+
+
+def test_a_transcript_of_another_agent_is_refused(two_agents, home, fake_anthropic, cli):
+    home.jsonl_session("work", "work-s2", TURNS, key="agent:work:main",
+                       start=datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc))
+    inline = cli("extract", "--session-id", "work-s2", "--agent", "main",
+                 "--session-key", "agent:work:main", "--messages", "-", input="[]")
+    assert inline.exit_code == 2
+    assert inline.stderr == ("Error: refused: session work-s2 (agent:work:main) belongs to "
+                             "agent work, not to main\n")
+    assert fake_anthropic.message_requests == []
