@@ -215,3 +215,24 @@ def test_a_transcript_of_another_agent_is_refused(two_agents, home, fake_anthrop
     assert inline.stderr == ("Error: refused: session work-s2 (agent:work:main) belongs to "
                              "agent work, not to main\n")
     assert fake_anthropic.message_requests == []
+
+
+def test_contradictions_are_looked_for_within_one_agent_only(zc_env, log_dir, fake_anthropic,
+                                                             cli):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"agents": {"list": [{"id": "main"}, {"id": "work"}]}}))
+    old = _entry("oLdRetries01", "decision", "Synchronous retries with 5 max", "s0",
+                 stamp="2026-02-10T09:00:00Z", subject="auth-migration")
+    new = _entry("nEwRetries01", "fact", "Queue-based retries with 3 max", "s1", agent="work",
+                 stamp="2026-02-20T14:35:00Z", subject="auth-migration")
+    write_log(log_dir, [old, new])
+    fake_anthropic.reply("1: yes")
+    assert cli("brief", "--now", "2026-02-24T03:00:00Z").exit_code == 0
+    assert fake_anthropic.message_requests == []  # main's and work's are never a pair
+    # the same two statements both main's: a candidate, asked about
+    write_log(log_dir, [{**new, "id": "nEwRetries02", "agent": "main"}])
+    assert cli("brief", "--now", "2026-02-24T03:00:00Z").exit_code == 0
+    (request,) = fake_anthropic.message_requests
+    assert "Synchronous retries with 5 max" in request.user_text
+    assert set(orjson.loads((log_dir / "state.json").read_bytes())["contradictions"]) == {
+        "oLdRetries01>nEwRetries02"}
