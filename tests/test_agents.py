@@ -236,3 +236,10 @@ def test_contradictions_are_looked_for_within_one_agent_only(zc_env, log_dir, fa
     assert "Synchronous retries with 5 max" in request.user_text
     assert set(orjson.loads((log_dir / "state.json").read_bytes())["contradictions"]) == {
         "oLdRetries01>nEwRetries02"}
+
+
+def test_paths_names_the_default_agent_and_the_other_agents_workspaces(two_agents, cli):
+    data = orjson.loads(cli("paths", "--json").stdout)
+    assert data["defaultAgent"] == "main"
+    assert data["workspace[work]"] == str(two_agents["work_workspace"])
+    assert data["workspace"] == str(two_agents["workspace"])
