@@ -181,3 +181,65 @@ def test_brief_of_one_agent_writes_only_its_briefing(two_agents, cli):
     assert result.exit_code == 0, result.stderr
     assert "passport" in (two_agents["workspace"] / "MEMORY.md").read_text().lower()
     assert not (two_agents["work_workspace"] / "MEMORY.md").exists()
+
+
+HANDOFF_REPLY = json.dumps({"type": "handoff", "content": "Billing export: nightly CSV chosen"})
+
+
+def test_extraction_records_the_agent_of_the_session(two_agents, home, fake_anthropic, cli,
+                                                     log_dir):
+    home.jsonl_session("work", "work-s2", TURNS, key="agent:work:main",
+                       start=datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc))
+    fake_anthropic.reply(HANDOFF_REPLY)
+    result = cli("extract", "--session-id", "work-s2")  # the sweep's way: found on disk
+    assert result.exit_code == 0, result.stderr
+    [made] = [e for e in orjson.loads(b"[" + b",".join(
+        (log_dir / "log.jsonl").read_bytes().splitlines()) + b"]") if e["session"] == "work-s2"]
+    assert made["agent"] == "work"
+    # main's memory was not shown to the model extracting work's conversation
+    assert "passport" not in fake_anthropic.message_requests[0].user_text.lower()
+    assert _handoff_of(cli, "work") == "Billing export: nightly CSV chosen"
+    assert _handoff_of(cli, "main") == "Main: passport renewal under way"
+
+
+def _handoff_of(cli, agent):
+    return orjson.loads(cli("handoff", "--json", "--agent", agent).stdout)["handoff"]["content"]
+
+
+def test_a_transcript_of_another_agent_is_refused(two_agents, home, fake_anthropic, cli):
+    home.jsonl_session("work", "work-s2", TURNS, key="agent:work:main",
+                       start=datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc))
+    inline = cli("extract", "--session-id", "work-s2", "--agent", "main",
+                 "--session-key", "agent:work:main", "--messages", "-", input="[]")
+    assert inline.exit_code == 2
+    assert inline.stderr == ("Error: refused: session work-s2 (agent:work:main) belongs to "
+                             "agent work, not to main\n")
+    assert fake_anthropic.message_requests == []
+
+
+def test_contradictions_are_looked_for_within_one_agent_only(zc_env, log_dir, fake_anthropic,
+                                                             cli):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"agents": {"list": [{"id": "main"}, {"id": "work"}]}}))
+    old = _entry("oLdRetries01", "decision", "Synchronous retries with 5 max", "s0",
+                 stamp="2026-02-10T09:00:00Z", subject="auth-migration")
+    new = _entry("nEwRetries01", "fact", "Queue-based retries with 3 max", "s1", agent="work",
+                 stamp="2026-02-20T14:35:00Z", subject="auth-migration")
+    write_log(log_dir, [old, new])
+    fake_anthropic.reply("1: yes")
+    assert cli("brief", "--now", "2026-02-24T03:00:00Z").exit_code == 0
+    assert fake_anthropic.message_requests == []  # main's and work's are never a pair
+    # the same two statements both main's: a candidate, asked about
+    write_log(log_dir, [{**new, "id": "nEwRetries02", "agent": "main"}])
+    assert cli("brief", "--now", "2026-02-24T03:00:00Z").exit_code == 0
+    (request,) = fake_anthropic.message_requests
+    assert "Synchronous retries with 5 max" in request.user_text
+    assert set(orjson.loads((log_dir / "state.json").read_bytes())["contradictions"]) == {
+        "oLdRetries01>nEwRetries02"}
+
+
+def test_paths_names_the_default_agent_and_the_other_agents_workspaces(two_agents, cli):
+    data = orjson.loads(cli("paths", "--json").stdout)
+    assert data["defaultAgent"] == "main"
+    assert data["workspace[work]"] == str(two_agents["work_workspace"])
+    assert data["workspace"] == str(two_agents["workspace"])

@@ -630,7 +630,13 @@ class Extractor:
             session_id = ref.session_id
             key = session_key or ref.session_key
             agent = agent or ref.agent_id
-        agent = agent or agent_of_key(key) or paths.default_agent()
+        keyed = agent_of_key(key)
+        if agent and keyed and keyed != agent:  # another agent's conversation
+            from .errors import UsageError
+
+            raise UsageError(f"refused: session {session_id} ({key}) belongs to agent {keyed}, "
+                             f"not to {agent}")
+        agent = agent or keyed or paths.default_agent()
         if not transcripts.in_scope(key, _skip_prefixes()):
             return Result(session_id, "skipped", f"skipped {session_id}: {key} is not a main "
                                                  "session")

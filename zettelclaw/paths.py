@@ -279,4 +279,8 @@ def all_paths() -> dict[str, str]:
         "openclawConfig": str(openclaw_config_path()),
         "openclawStateDir": str(openclaw_state_dir()),
         "agents": str(agents_dir()),
+        "defaultAgent": default_agent(),
+        # the other agents' workspaces, where the nightly brief writes their MEMORY.md
+        **{f"workspace[{agent}]": agent_workspace(agent)
+           for agent in agent_ids() if agent != default_agent()},
     }
