@@ -146,7 +146,7 @@ def _block_bytes(block: str, nl: bytes) -> bytes:
 def markers_state(memory: Path) -> str:
     """``ok`` (one BEGIN before one END), ``missing`` (neither, or no file) or ``broken``."""
     try:
-        data = memory.read_bytes()
+        data = _read_existing(memory)
     except FileNotFoundError:
         return "missing"
     try:
@@ -166,8 +166,10 @@ def add_markers(memory: Path) -> None:
         raise ZettelclawError(
             f"{memory} has unmatched briefing markers; keep one '{BEGIN_MARKER}' line "
             f"followed by one '{END_MARKER}' line and run `zettelclaw init` again")
-    data = memory.read_bytes() if memory.exists() else b""
-    memory.parent.mkdir(parents=True, exist_ok=True)
+    data = _read_memory(memory)
+    if not memory.parent.is_dir():
+        raise ZettelclawError(f"the workspace {memory.parent} does not exist; create it or "
+                              "point --workspace at OpenClaw's workspace")
     atomic_write(memory, splice(data, ""), mode=None if data else 0o644)
 
 
@@ -177,7 +179,7 @@ def remove_markers(memory: Path) -> None:
 
     if markers_state(memory) != "ok":
         return
-    text = memory.read_bytes()
+    text = _read_existing(memory)
     start = text.index(_BEGIN)
     end = text.index(_END) + len(_END)
     if text[end:end + 2] == b"\r\n":
@@ -637,9 +639,18 @@ class Result:
         return self.before != self.after
 
 
+def _read_existing(memory: Path) -> bytes:
+    """MEMORY.md's bytes; FileNotFoundError when missing. A symlink, FIFO or directory is
+    refused (as ``get`` refuses it): the briefing never reads or writes through a link."""
+    from .fsutil import open_read
+
+    with open_read(memory) as fh:
+        return fh.read()
+
+
 def _read_memory(memory: Path) -> bytes:
     try:
-        return memory.read_bytes()
+        return _read_existing(memory)
     except FileNotFoundError:
         return b""
     except OSError as exc:
@@ -647,12 +658,9 @@ def _read_memory(memory: Path) -> bytes:
 
 
 def _memory_path() -> Path:
-    from pathlib import Path
-
     from . import paths
 
-    memory = paths.memory_md_path()
-    return Path(os.path.realpath(memory)) if memory.is_symlink() else memory
+    return paths.memory_md_path()
 
 
 def _marker_error(memory: Path, exc: MarkerError) -> ZettelclawError:
@@ -716,8 +724,9 @@ def build(options: Options, log_path: Path | None = None) -> Result:
 def _remembered() -> dict[str, dict]:
     """Judged pairs from state.json (read without the lock: only ``write`` changes them)."""
     from . import paths
+    from .fsutil import check_regular
 
-    if not paths.state_path().exists():
+    if not check_regular(paths.state_path()):
         return {}
     from .state import State
 
@@ -757,7 +766,10 @@ def write(result: Result) -> bool:
         raise _marker_error(memory, exc) from None
     changed = after != current
     if changed:
-        atomic_write(memory, after, mode=None if memory.exists() else 0o644)
+        if not memory.parent.is_dir():  # never create directories for MEMORY.md
+            raise ZettelclawError(f"the workspace {memory.parent} does not exist; create it "
+                                  "or point --workspace at OpenClaw's workspace")
+        atomic_write(memory, after, mode=None if os.path.lexists(memory) else 0o644)
     if result.judged or result.usage:
         from .state import transaction
 

@@ -82,9 +82,11 @@ def last_handoff(path) -> dict | None:
     """
     import os
 
+    from .fsutil import open_read
+
     path = os.fspath(path)
     try:
-        fh = open(path, "rb")
+        fh = open_read(path)
     except FileNotFoundError:
         return None
     with fh:
@@ -210,10 +212,13 @@ def _entry_at(fh, best) -> tuple[int, dict] | None:
 
 
 def _read_pointer(state_path: str) -> dict | None:
+    from .fsutil import read_bytes
+
     try:
-        with open(state_path, "rb") as fh:
-            raw = fh.read()
+        raw = read_bytes(state_path)  # a symlink or FIFO is refused, not followed or waited on
     except OSError:
+        return None
+    if raw is None:
         return None
     at = raw.find(_POINTER_KEY)
     if at < 0:
@@ -285,11 +290,9 @@ def carry_pointer(path, pointer: dict) -> None:
 def _write_pointer(state_path: str, pointer: dict) -> None:
     import orjson
 
-    try:
-        with open(state_path, "rb") as src:
-            state = orjson.loads(src.read() or b"{}")
-    except FileNotFoundError:
-        state = {}
+    from .fsutil import read_bytes
+
+    state = orjson.loads(read_bytes(state_path) or b"{}")
     if not isinstance(state, dict) or state.get("lastHandoff") == pointer:
         return
     state["lastHandoff"] = pointer
