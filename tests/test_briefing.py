@@ -432,7 +432,7 @@ def test_a_bad_config_value_is_one_line_and_changes_nothing(cli, zc_env, log_dir
     result = cli("brief", "--no-llm")
     assert result.exit_code == 1
     assert result.stderr == ("Error: briefing.maxLines='lots' in the plugin config must be a "
-                             "whole number of lines, at least 1\n")
+                             "whole number of lines, 1 to 36500\n")
     assert memory.read_text() == "notes\n"
 
 

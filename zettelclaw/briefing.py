@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from .clock import format_ts, parse_ts, sort_key
+from .clock import format_ts, is_plain, parse_ts, sort_key
 from .errors import UsageError, ZettelclawError
 
 TYPE_CHECKING = False
@@ -61,6 +61,7 @@ RECENT_DAYS = 7              # "came back in the last 7 days" (Stale)
 MAX_CONTRADICTIONS = 3       # flags per night
 MAX_JUDGED = 12              # candidate pairs sent to the model per night
 FLAG_SHOWN_FOR = timedelta(hours=24)
+MAX_DAYS = 36500  # a window (or a line count) beyond a century is a typo, and overflows dates
 OLDER_PER_SUBJECT = 400      # older entries of one subject a new one is compared with
 NEWER_PER_SUBJECT = 60       # newest facts/decisions of one subject checked per night
 MIN_SHARED_TERMS = 2
@@ -232,15 +233,15 @@ class Options:
                           ("staleThreshold", "stale_threshold"), ("maxLines", "max_lines")):
             flag = flags.pop(attr, None)
             if flag is not None:
-                if flag < 1:
-                    raise UsageError(f"--{_dashed(key)} must be at least 1")
+                if not 1 <= flag <= MAX_DAYS:
+                    raise UsageError(f"--{_dashed(key)} must be between 1 and {MAX_DAYS}")
                 values[attr] = flag
                 continue
             value = config.get(key, DEFAULTS[key])
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DAYS:
                 raise ZettelclawError(
                     f"briefing.{key}={value!r} in the plugin config must be a whole number of "
-                    f"{'lines' if key == 'maxLines' else 'days'}, at least 1")
+                    f"{'lines' if key == 'maxLines' else 'days'}, 1 to {MAX_DAYS}")
             values[attr] = value
         model = flags.pop("model", None) or config.get("model")
         if model is not None and not isinstance(model, str):
@@ -324,7 +325,7 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     entries, stamps = [], []
     for entry in Log(log_path).entries():
         ts = entry.get("timestamp")
-        if not (type(ts) is str and len(ts) == 20 and ts[10] == "T" and ts[19] == "Z"):
+        if not is_plain(ts):
             ts = _ts_key(ts)
         if replay and ts is not None and ts > now_key:
             continue  # written after the night being replayed
@@ -782,5 +783,11 @@ def write(result: Result) -> bool:
             if result.usage:  # the model's tokens count with extraction's in `stats`
                 totals = state.section("usage")
                 totals.update((type(result.usage).from_dict(totals) + result.usage).as_dict())
-                totals["briefings"] = int(totals.get("briefings", 0)) + 1
+                totals["briefings"] = _count(totals.get("briefings")) + 1
     return changed
+
+
+def _count(value) -> int:
+    from .state import count
+
+    return count(value)

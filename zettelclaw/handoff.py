@@ -46,7 +46,7 @@ def _loads(line: bytes):
     global _scan
     if _scan is None:
         _scan = _scanner()
-    text = line.decode("utf-8").strip()
+    text = line.decode("utf-8").strip().lstrip("\ufeff")  # an editor's byte-order mark
     try:
         obj, end = _scan(text, 0)
     except SystemError:
@@ -186,7 +186,12 @@ def _ts_key(stamp) -> str:
     """A string that sorts as the moment ``stamp`` names (UTC, microseconds); "" if none."""
     if not isinstance(stamp, str):
         return ""
-    if len(stamp) == 20 and stamp[10] == "T" and stamp[19] == "Z":  # what zettelclaw writes
+    # what zettelclaw writes, its fields in range (a `9999-99-99...` must not win forever);
+    # anything else is checked by parsing it. clock.is_plain is exact but needs `re`, which
+    # costs this per-prompt command more than it saves
+    if (len(stamp) == 20 and stamp[10] == "T" and stamp[19] == "Z"
+            and "01" <= stamp[5:7] <= "12" and "01" <= stamp[8:10] <= "28"
+            and stamp[11:13] <= "23" and stamp[14:16] <= "59" and stamp[17:19] <= "59"):
         return stamp[:19] + ".000000"
     from datetime import datetime, timezone
 

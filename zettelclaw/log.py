@@ -26,6 +26,7 @@ FILE_MODE = 0o600
 TYPES = ("task", "fact", "decision", "question", "handoff")
 TASK_STATUSES = ("open", "done")
 _BLOCK = 1 << 16
+BOM = b"\xef\xbb\xbf"  # an editor's byte-order mark before the first line: not part of it
 _GREP_BLOCK = 8 << 20
 
 
@@ -43,7 +44,9 @@ def parse_line(line: bytes) -> dict | None:
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return None
+        if not line.startswith(BOM):
+            return None
+        return parse_line(line[len(BOM):])
     return obj if is_entry(obj) else None
 
 
@@ -176,7 +179,7 @@ class Log:
             try:
                 obj = loads(line)
             except orjson.JSONDecodeError:
-                obj = None
+                obj = parse_line(line) if pos == 0 else None  # (a BOM)
             if obj is None or not is_entry(obj):
                 if line.strip():
                     bad += 1

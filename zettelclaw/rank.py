@@ -47,7 +47,7 @@ import sys
 from collections.abc import Iterable
 
 from .clock import sort_key
-from .log import is_entry
+from .log import is_entry, parse_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -842,7 +842,9 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
                 try:
                     entry = orjson.loads(raw)
                 except orjson.JSONDecodeError:
-                    continue
+                    entry = parse_line(raw)  # a byte-order mark before the first line
+                    if entry is None:
+                        continue
                 if not is_entry(entry) or not structural.matches(entry):
                     continue
                 scored += 1

@@ -82,3 +82,8 @@ def transaction():
         state = State.load()
         yield state
         state.save()
+
+
+def count(value) -> int:
+    """A counter read from state.json; 0 when a hand edit left something else there."""
+    return value if type(value) is int and value >= 0 else 0

@@ -12,12 +12,14 @@ def collect() -> dict:
     from .log import Log
     from .model import Usage
     from .resolve import Resolution
-    from .state import State
+    from .state import State, count
 
     entries = list(Log().entries())
     resolution = Resolution.build(entries)
     by_type = Counter(e["type"] for e in entries)
-    by_subject = Counter(e.get("subject") for e in entries if e.get("subject"))
+    # a hand-edited line may hold any JSON as its subject: only a slug names one
+    by_subject = Counter(e["subject"] for e in entries
+                         if isinstance(e.get("subject"), str) and e["subject"])
     open_tasks = sum(1 for e in resolution.current
                      if e["type"] == "task" and e.get("status") == "open")
     state = State.load()
@@ -40,6 +42,7 @@ def collect() -> dict:
             "inProgress": len(state.section("claims")),
         },
         "tokens": {**Usage.from_dict(usage).as_dict(),
-                   "extractions": int(usage.get("extractions", 0)),
-                   "briefings": int(usage.get("briefings", 0))},
+                   "extractions": count(usage.get("extractions")),
+                   "briefings": count(usage.get("briefings"))},
     }
+
