@@ -432,7 +432,7 @@ def test_a_bad_config_value_is_one_line_and_changes_nothing(cli, zc_env, log_dir
     result = cli("brief", "--no-llm")
     assert result.exit_code == 1
     assert result.stderr == ("Error: briefing.maxLines='lots' in the plugin config must be a "
-                             "whole number of lines, at least 1\n")
+                             "whole number of lines, 1 to 36500\n")
     assert memory.read_text() == "notes\n"
 
 
@@ -522,20 +522,43 @@ def test_bytes_that_are_not_utf8_outside_the_markers_survive(cli, log_dir, memor
                                    + b"\n" + END.encode() + tail)
 
 
-def test_the_write_keeps_the_file_mode_and_follows_a_symlink(cli, log_dir, memory, tmp_path):
+def test_the_write_keeps_the_file_mode(cli, log_dir, memory):
     write_log(log_dir, EXAMPLE_LINES)
-    real = tmp_path / "notes" / "MEMORY.md"
-    real.parent.mkdir()
-    real.write_text("manual\n")
-    real.chmod(0o640)
-    memory.symlink_to(real)
+    memory.write_text("manual\n")
+    memory.chmod(0o640)
 
     brief(cli, "--no-llm")
 
+    assert stat.S_IMODE(memory.stat().st_mode) == 0o640
+    assert memory.read_text().startswith("manual\n\n" + BEGIN)
+    assert [p.name for p in memory.parent.iterdir()] == ["MEMORY.md"]  # no temp file left
+
+
+def test_a_symlinked_memory_md_is_refused_and_its_target_untouched(cli, log_dir, memory,
+                                                                    tmp_path):
+    write_log(log_dir, EXAMPLE_LINES)
+    bashrc = tmp_path / "home" / ".bashrc"
+    bashrc.write_text("export PATH=/usr/bin\n")
+    memory.symlink_to(bashrc)
+
+    result = cli("brief", "--now", NIGHT, "--no-llm")
+
+    assert result.exit_code == 1
+    assert result.stderr.count("Error:") == 1 and "MEMORY.md is a symlink" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert bashrc.read_text() == "export PATH=/usr/bin\n"
     assert memory.is_symlink()
-    assert stat.S_IMODE(real.stat().st_mode) == 0o640
-    assert real.read_text().startswith("manual\n\n" + BEGIN)
-    assert [p.name for p in real.parent.iterdir()] == ["MEMORY.md"]  # no temp file left
+
+
+def test_a_dangling_memory_md_link_creates_nothing(cli, log_dir, memory, tmp_path):
+    write_log(log_dir, EXAMPLE_LINES)
+    target = tmp_path / "elsewhere" / "deep" / "MEMORY.md"
+    memory.symlink_to(target)
+
+    result = cli("brief", "--now", NIGHT, "--no-llm")
+
+    assert result.exit_code == 1 and "is a symlink" in result.stderr
+    assert not (tmp_path / "elsewhere").exists()
 
 
 # ---------------------------------------------------------------------------------------------

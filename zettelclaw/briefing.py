@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from .clock import format_ts, parse_ts, sort_key
+from .clock import format_ts, is_plain, parse_ts, sort_key
 from .errors import UsageError, ZettelclawError
 
 TYPE_CHECKING = False
@@ -61,6 +61,7 @@ RECENT_DAYS = 7              # "came back in the last 7 days" (Stale)
 MAX_CONTRADICTIONS = 3       # flags per night
 MAX_JUDGED = 12              # candidate pairs sent to the model per night
 FLAG_SHOWN_FOR = timedelta(hours=24)
+MAX_DAYS = 36500  # a window (or a line count) beyond a century is a typo, and overflows dates
 OLDER_PER_SUBJECT = 400      # older entries of one subject a new one is compared with
 NEWER_PER_SUBJECT = 60       # newest facts/decisions of one subject checked per night
 MIN_SHARED_TERMS = 2
@@ -146,7 +147,7 @@ def _block_bytes(block: str, nl: bytes) -> bytes:
 def markers_state(memory: Path) -> str:
     """``ok`` (one BEGIN before one END), ``missing`` (neither, or no file) or ``broken``."""
     try:
-        data = memory.read_bytes()
+        data = _read_existing(memory)
     except FileNotFoundError:
         return "missing"
     try:
@@ -166,8 +167,10 @@ def add_markers(memory: Path) -> None:
         raise ZettelclawError(
             f"{memory} has unmatched briefing markers; keep one '{BEGIN_MARKER}' line "
             f"followed by one '{END_MARKER}' line and run `zettelclaw init` again")
-    data = memory.read_bytes() if memory.exists() else b""
-    memory.parent.mkdir(parents=True, exist_ok=True)
+    data = _read_memory(memory)
+    if not memory.parent.is_dir():
+        raise ZettelclawError(f"the workspace {memory.parent} does not exist; create it or "
+                              "point --workspace at OpenClaw's workspace")
     atomic_write(memory, splice(data, ""), mode=None if data else 0o644)
 
 
@@ -177,7 +180,7 @@ def remove_markers(memory: Path) -> None:
 
     if markers_state(memory) != "ok":
         return
-    text = memory.read_bytes()
+    text = _read_existing(memory)
     start = text.index(_BEGIN)
     end = text.index(_END) + len(_END)
     if text[end:end + 2] == b"\r\n":
@@ -235,15 +238,15 @@ class Options:
                           ("staleThreshold", "stale_threshold"), ("maxLines", "max_lines")):
             flag = flags.pop(attr, None)
             if flag is not None:
-                if flag < 1:
-                    raise UsageError(f"--{_dashed(key)} must be at least 1")
+                if not 1 <= flag <= MAX_DAYS:
+                    raise UsageError(f"--{_dashed(key)} must be between 1 and {MAX_DAYS}")
                 values[attr] = flag
                 continue
             value = config.get(key, DEFAULTS[key])
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DAYS:
                 raise ZettelclawError(
                     f"briefing.{key}={value!r} in the plugin config must be a whole number of "
-                    f"{'lines' if key == 'maxLines' else 'days'}, at least 1")
+                    f"{'lines' if key == 'maxLines' else 'days'}, 1 to {MAX_DAYS}")
             values[attr] = value
         model = flags.pop("model", None) or config.get("model")
         if model is not None and not isinstance(model, str):
@@ -332,7 +335,7 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
         if agent is not None and (entry.get("agent") or options.default_agent) != agent:
             continue  # another agent's memory
         ts = entry.get("timestamp")
-        if not (type(ts) is str and len(ts) == 20 and ts[10] == "T" and ts[19] == "Z"):
+        if not is_plain(ts):
             ts = _ts_key(ts)
         if replay and ts is not None and ts > now_key:
             continue  # written after the night being replayed
@@ -647,9 +650,18 @@ class Result:
         return self.before != self.after
 
 
+def _read_existing(memory: Path) -> bytes:
+    """MEMORY.md's bytes; FileNotFoundError when missing. A symlink, FIFO or directory is
+    refused (as ``get`` refuses it): the briefing never reads or writes through a link."""
+    from .fsutil import open_read
+
+    with open_read(memory) as fh:
+        return fh.read()
+
+
 def _read_memory(memory: Path) -> bytes:
     try:
-        return memory.read_bytes()
+        return _read_existing(memory)
     except FileNotFoundError:
         return b""
     except OSError as exc:
@@ -668,7 +680,7 @@ def _memory_path(options: Options | None = None) -> Path:
         memory = paths.memory_md_path()
     else:
         memory = Path(paths.agent_workspace(agent)) / paths.MEMORY_FILE
-    return Path(os.path.realpath(memory)) if memory.is_symlink() else memory
+    return memory  # a symlink is refused where it is read and written, never followed
 
 
 def _marker_error(memory: Path, exc: MarkerError) -> ZettelclawError:
@@ -745,8 +757,9 @@ def agents_with_entries(log_path: Path | None = None) -> list[str]:
 def _remembered() -> dict[str, dict]:
     """Judged pairs from state.json (read without the lock: only ``write`` changes them)."""
     from . import paths
+    from .fsutil import check_regular
 
-    if not paths.state_path().exists():
+    if not check_regular(paths.state_path()):
         return {}
     from .state import State
 
@@ -786,7 +799,10 @@ def write(result: Result) -> bool:
         raise _marker_error(memory, exc) from None
     changed = after != current
     if changed:
-        atomic_write(memory, after, mode=None if memory.exists() else 0o644)
+        if not memory.parent.is_dir():  # never create directories for MEMORY.md
+            raise ZettelclawError(f"the workspace {memory.parent} does not exist; create it "
+                                  "or point --workspace at OpenClaw's workspace")
+        atomic_write(memory, after, mode=None if os.path.lexists(memory) else 0o644)
     if result.judged or result.usage:
         from .state import transaction
 
@@ -799,5 +815,11 @@ def write(result: Result) -> bool:
             if result.usage:  # the model's tokens count with extraction's in `stats`
                 totals = state.section("usage")
                 totals.update((type(result.usage).from_dict(totals) + result.usage).as_dict())
-                totals["briefings"] = int(totals.get("briefings", 0)) + 1
+                totals["briefings"] = _count(totals.get("briefings")) + 1
     return changed
+
+
+def _count(value) -> int:
+    from .state import count
+
+    return count(value)

@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .errors import ZettelclawError
+from .errors import ZettelclawError, os_error
 
 
 class _Group(TyperGroup):
@@ -26,15 +26,22 @@ class _Group(TyperGroup):
         try:
             return super().invoke(ctx)
         except ZettelclawError as exc:
-            from .redact import redact
-
-            # background runs' stderr lands in hooks.log, next to the log: no secret in it
-            typer.echo(f"Error: {redact(str(exc))}", err=True)
-            raise typer.Exit(exc.exit_code) from None
+            _fail(exc)
         except BrokenPipeError:  # `zettelclaw search | head`
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             raise typer.Exit(0) from None
+        except OSError as exc:  # a read-only or full disk, a permission: the file and why
+            _fail(os_error(exc))
+
+
+def _fail(exc: ZettelclawError):
+    from .redact import redact
+
+    # background runs' stderr lands in hooks.log, next to the log: no secret in it
+    message = " ".join(redact(str(exc)).split()) or type(exc).__name__
+    typer.echo(f"Error: {message}", err=True)
+    raise typer.Exit(exc.exit_code) from None
 
 
 app = typer.Typer(

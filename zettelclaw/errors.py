@@ -32,3 +32,17 @@ class LockTimeout(ZettelclawError):
     """Another zettelclaw process held the log directory lock for too long."""
 
     exit_code = 1
+
+
+class RefusedFile(ZettelclawError):
+    """A state file or MEMORY.md that is a symlink, FIFO, directory or device: never read or
+    written through. Exit 1: the files on disk, not the caller's arguments, are wrong."""
+
+    exit_code = 1
+
+
+def os_error(exc: OSError) -> ZettelclawError:
+    """An OSError (read-only or full disk, permissions...) as one line naming the file."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return ZettelclawError(f"{where}{reason}")

@@ -836,7 +836,7 @@ class Extractor:
 
         with transaction() as state:
             previous = state.failedSessions.get(session_id)
-            retries = int(previous.get("retries", 0)) + 1 if previous else 0
+            retries = _count(previous.get("retries")) + 1 if previous else 0
             permanent = previous is not None
             state.failedSessions[session_id] = {
                 "at": format_ts(now()), "error": error[:500], "retries": retries,
@@ -928,8 +928,8 @@ def _finalize(state, session_id: str, record: dict) -> None:
     previous = state.extractedSessions.get(session_id) or {}
     state.extractedSessions[session_id] = {
         "at": format_ts(now()),
-        "entries": int(previous.get("entries", 0)) + len(record.get("entries") or []),
-        "segments": int(previous.get("segments", 0)) + 1,
+        "entries": _count(previous.get("entries")) + len(record.get("entries") or []),
+        "segments": _count(previous.get("segments")) + 1,
         "cursor": record.get("cursor"),
         "tokens": (Usage.from_dict(previous.get("tokens")) + usage).as_dict(),
         "agent": record.get("agent") or previous.get("agent"),
@@ -945,7 +945,7 @@ def _finalize(state, session_id: str, record: dict) -> None:
     summed = Usage.from_dict(totals) + usage
     totals.update(summed.as_dict())
     if usage.total:
-        totals["extractions"] = int(totals.get("extractions", 0)) + 1
+        totals["extractions"] = _count(totals.get("extractions")) + 1
     state.prune()
     claims = state.section("claims")
     for sid in [s for s, c in claims.items() if not claim_is_live(c) and s != session_id]:
@@ -955,3 +955,9 @@ def _finalize(state, session_id: str, record: dict) -> None:
 def extract_session(session_id: str, **kwargs) -> Result:
     """Convenience: one session with a fresh :class:`Extractor`."""
     return Extractor().extract_session(session_id, **kwargs)
+
+
+def _count(value) -> int:
+    from .state import count
+
+    return count(value)

@@ -1,4 +1,9 @@
-"""File-system primitives: private directories, the directory lock, atomic writes."""
+"""File-system primitives: private directories, the directory lock, atomic writes, and the
+one rule for opening a state file (log.jsonl, subjects.json, state.json, MEMORY.md): only a
+regular file that is not a symlink, never blocking on a FIFO.
+
+Imports stay light: ``zettelclaw handoff`` (run before every prompt) opens its files here.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,101 @@ import contextlib
 import errno
 import fcntl
 import os
-import tempfile
-import time
-from pathlib import Path
+import stat
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISLNK, "a symlink"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _refuse(path, what: str):
+    from .errors import RefusedFile
+
+    return RefusedFile(f"refused: {path} is {what}, not a regular file; "
+                       "move it aside (zettelclaw never reads or writes through it)")
+
+
+def check_regular(path) -> bool:
+    """True when ``path`` is a regular file, False when it does not exist; raises
+    :class:`~zettelclaw.errors.RefusedFile` for a symlink, FIFO, directory or device."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except NotADirectoryError:
+        raise _refuse(os.path.dirname(os.fspath(path)), "a file where a directory should be") \
+            from None
+    if not stat.S_ISREG(mode):
+        raise _refuse(path, _kind(mode))
+    return True
+
+
+def open_fd(path, flags: int = os.O_RDONLY, mode: int = FILE_MODE) -> int:
+    """``os.open`` of a state file, refusing anything but a regular file.
+
+    ``O_NOFOLLOW`` refuses a symlink, ``O_NONBLOCK`` keeps a FIFO from blocking the open, and
+    ``fstat`` checks what was opened. A missing file raises FileNotFoundError as ``open`` does.
+    """
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
+            check_regular(path)  # says what it is
+        raise
+    try:
+        st_mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(st_mode):
+            raise _refuse(path, _kind(st_mode))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_read(path):
+    """A binary file object for reading a state file (see :func:`open_fd`)."""
+    return os.fdopen(open_fd(path), "rb")
+
+
+def read_bytes(path) -> bytes | None:
+    """The whole of a state file, or None when it does not exist."""
+    try:
+        fh = open_read(path)
+    except FileNotFoundError:
+        return None
+    with fh:
+        return fh.read()
+
 
 def ensure_private_dir(path: Path) -> Path:
     """Create ``path`` (and parents) with mode 0700 if missing."""
-    if not path.is_dir():
+    if path.is_dir():
+        return path
+    if os.path.islink(path):
+        from .errors import RefusedFile
+
+        raise RefusedFile(f"refused: {path} is a symlink to {os.readlink(path)}, which does "
+                          "not exist; create that directory or remove the link")
+    try:
         path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
         os.chmod(path, DIR_MODE)
+    except (FileExistsError, NotADirectoryError):
+        from .errors import RefusedFile
+
+        raise RefusedFile(f"refused: {path} should be a directory, and a file is in the way"
+                          ) from None
     return path
 
 
@@ -29,6 +116,8 @@ def dir_lock(path: Path, timeout: float = 60.0):
     This is the one lock for writes to log.jsonl, subjects.json and state.json: it lives on the
     directory itself, so it adds no file and survives the log being replaced by rename.
     """
+    import time
+
     from .errors import LockTimeout
 
     ensure_private_dir(path)
@@ -64,13 +153,17 @@ def _remove_stale_temp_files(directory: Path) -> None:
 def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` via a temp file in the same directory, fsync and rename.
 
-    The file keeps its existing mode; a new file gets ``mode`` (default 0600).
+    The file keeps its existing mode; a new file gets ``mode`` (default 0600). A ``path`` that
+    is a symlink, FIFO or directory is refused, never replaced.
     """
+    import tempfile
+
+    check_regular(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
     if mode is None:
         try:
-            mode = os.stat(path).st_mode & 0o7777
+            mode = os.lstat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = FILE_MODE
     directory = path.parent

@@ -46,7 +46,7 @@ def _loads(line: bytes):
     global _scan
     if _scan is None:
         _scan = _scanner()
-    text = line.decode("utf-8").strip()
+    text = line.decode("utf-8").strip().lstrip("\ufeff")  # an editor's byte-order mark
     try:
         obj, end = _scan(text, 0)
     except SystemError:
@@ -86,9 +86,11 @@ def last_handoff(path, agents: frozenset[str] | None = None, default: str = "mai
     """
     import os
 
+    from .fsutil import open_read
+
     path = os.fspath(path)
     try:
-        fh = open(path, "rb")
+        fh = open_read(path)
     except FileNotFoundError:
         return None
     with fh:
@@ -239,7 +241,12 @@ def _ts_key(stamp) -> str:
     """A string that sorts as the moment ``stamp`` names (UTC, microseconds); "" if none."""
     if not isinstance(stamp, str):
         return ""
-    if len(stamp) == 20 and stamp[10] == "T" and stamp[19] == "Z":  # what zettelclaw writes
+    # what zettelclaw writes, its fields in range (a `9999-99-99...` must not win forever);
+    # anything else is checked by parsing it. clock.is_plain is exact but needs `re`, which
+    # costs this per-prompt command more than it saves
+    if (len(stamp) == 20 and stamp[10] == "T" and stamp[19] == "Z"
+            and "01" <= stamp[5:7] <= "12" and "01" <= stamp[8:10] <= "28"
+            and stamp[11:13] <= "23" and stamp[14:16] <= "59" and stamp[17:19] <= "59"):
         return stamp[:19] + ".000000"
     from datetime import datetime, timezone
 
@@ -268,10 +275,13 @@ def _entry_at(fh, best) -> tuple[int, dict] | None:
 
 def _read_pointers(state_path: str) -> dict:
     """state.json's ``lastHandoff``: scope key -> pointer (unchecked), {} if none."""
+    from .fsutil import read_bytes
+
     try:
-        with open(state_path, "rb") as fh:
-            raw = fh.read()
+        raw = read_bytes(state_path)  # a symlink or FIFO is refused, not followed or waited on
     except OSError:
+        return {}
+    if raw is None:
         return {}
     at = raw.find(_POINTER_KEY)
     if at < 0:
@@ -355,11 +365,9 @@ def _write_pointer(state_path: str, key: str | None, pointer: dict | None,
     ``lastHandoff``)."""
     import orjson
 
-    try:
-        with open(state_path, "rb") as src:
-            state = orjson.loads(src.read() or b"{}")
-    except FileNotFoundError:
-        state = {}
+    from .fsutil import read_bytes
+
+    state = orjson.loads(read_bytes(state_path) or b"{}")
     if not isinstance(state, dict):
         return
     pointers = state.get("lastHandoff")

@@ -66,16 +66,17 @@ def _handoff(argv: list[str]) -> bool:
             agents.append(value)
         else:
             return False
-    from .errors import ZettelclawError
+    from .errors import ZettelclawError, os_error
     from .handoff import print_handoff
 
     try:
         print_handoff(as_json, agents)
-    except ZettelclawError as exc:
-        print(f"Error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
     except BrokenPipeError:
         _quiet_stdout()
+    except (ZettelclawError, OSError) as exc:
+        error = os_error(exc) if isinstance(exc, OSError) else exc
+        print(f"Error: {' '.join(str(error).split())}", file=sys.stderr)
+        sys.exit(error.exit_code)
     return True
 
 
@@ -139,7 +140,7 @@ def _search(argv: list[str]) -> bool:
             results = rank(query, started=started)
         else:
             results = run(query)
-    except (ZettelclawError, ValueError):
+    except (ZettelclawError, ValueError, OSError, OverflowError):
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does

@@ -12,6 +12,7 @@ import os
 import sys
 
 from . import paths
+from .fsutil import check_regular, open_fd, open_read
 
 TYPE_CHECKING = False  # `import typing` costs ~10 ms on the handoff path
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ FILE_MODE = 0o600
 TYPES = ("task", "fact", "decision", "question", "handoff")
 TASK_STATUSES = ("open", "done")
 _BLOCK = 1 << 16
+BOM = b"\xef\xbb\xbf"  # an editor's byte-order mark before the first line: not part of it
 _GREP_BLOCK = 8 << 20
 
 
@@ -42,7 +44,9 @@ def parse_line(line: bytes) -> dict | None:
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return None
+        if not line.startswith(BOM):
+            return None
+        return parse_line(line[len(BOM):])
     return obj if is_entry(obj) else None
 
 
@@ -75,7 +79,7 @@ class Log:
         if not data:
             return 0
         with dir_lock(self.path.parent):
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+            fd = open_fd(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
             try:
                 if _ends_torn(fd):
                     data = b"\n" + data
@@ -101,9 +105,9 @@ class Log:
         from .handoff import carry_pointers, read_pointers
 
         with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
-            if not self.path.exists():
+            if not check_regular(self.path):
                 return 0
-            stat = os.stat(self.path)
+            stat = os.lstat(self.path)
             mode = stat.st_mode & 0o7777
             # the latest handoff's place (state.json's lastHandoff), moved with the lines
             pointers = {key: p for key, p in read_pointers(self.path).items()
@@ -113,7 +117,7 @@ class Log:
             fd, tmp = tempfile.mkstemp(prefix=".log.", suffix=".tmp", dir=self.path.parent)
             changed = 0
             try:
-                with open(self.path, "rb") as src, os.fdopen(fd, "wb", buffering=1 << 20) as dst:
+                with open_read(self.path) as src, os.fdopen(fd, "wb", buffering=1 << 20) as dst:
                     old_at = new_at = 0
                     for line in src:
                         if old_at in marks:
@@ -148,14 +152,14 @@ class Log:
         from .fsutil import ensure_private_dir
 
         ensure_private_dir(self.path.parent)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        fd = open_fd(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
         os.close(fd)
 
     # -- reading ---------------------------------------------------------------------------
 
     def lines(self) -> Iterator[bytes]:
         try:
-            fh = open(self.path, "rb")
+            fh = open_read(self.path)
         except FileNotFoundError:
             return
         with fh:
@@ -181,7 +185,7 @@ class Log:
             try:
                 obj = loads(line)
             except orjson.JSONDecodeError:
-                obj = None
+                obj = parse_line(line) if pos == 0 else None  # (a BOM)
             if obj is None or not is_entry(obj):
                 if line.strip():
                     bad += 1
@@ -199,7 +203,7 @@ class Log:
             pos += len(line)
 
     def _line_of(self, offset: int) -> int:
-        with open(self.path, "rb") as fh:
+        with open_read(self.path) as fh:
             return fh.read(offset).count(b"\n") + 1
 
     def blocks(self) -> Iterator[tuple[int, bytes, int]]:
@@ -207,7 +211,7 @@ class Log:
         lines only (the rest is read again as the start of the next block), so a search limited
         to ``end`` never sees half a line and nothing is copied."""
         try:
-            fh = open(self.path, "rb")
+            fh = open_read(self.path)
         except FileNotFoundError:
             return
         with fh:
@@ -272,7 +276,7 @@ class Log:
         return {e["id"] for e in self.entries()}
 
     def exists(self) -> bool:
-        return self.path.exists()
+        return check_regular(self.path)
 
 
 def reverse_lines(path: str | Path) -> Iterator[bytes]:
@@ -285,7 +289,7 @@ def reverse_located(path: str | Path, *, whole_blocks: bool = False) -> Iterator
     """``(offset where the line starts, line)`` from last to first, blank lines skipped; with
     ``whole_blocks``, ``(offset, bytes)`` of runs of whole lines (no final newline) instead."""
     try:
-        fh = open(path, "rb")
+        fh = open_read(path)
     except FileNotFoundError:
         return
     with fh:

@@ -68,9 +68,13 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: dict | None) -> Usage:
-        data = data or {}
-        return cls(int(data.get("input") or 0), int(data.get("output") or 0),
-                   int(data.get("cacheRead") or 0), int(data.get("cacheCreation") or 0))
+        data = data if isinstance(data, dict) else {}
+
+        def count(name: str) -> int:  # state.json is a file people can edit: 0 for non-counts
+            value = data.get(name)
+            return value if type(value) is int and value >= 0 else 0
+
+        return cls(count("input"), count("output"), count("cacheRead"), count("cacheCreation"))
 
     @classmethod
     def from_api(cls, usage) -> Usage:

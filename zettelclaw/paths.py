@@ -99,13 +99,21 @@ def plugin_config() -> dict:
 
 
 def _log_dir() -> str:
+    """Always absolute: a relative ``ZETTELCLAW_HOME`` is taken from the current directory
+    (and pinned in the environment, so every later resolution in this process and every child
+    agrees); a relative ``logDir`` from the directory of the OpenClaw config that names it, as
+    the plugin does (hooks/openclaw-plugin/lib/config.js)."""
     env = os.environ.get("ZETTELCLAW_HOME")
     if env:
-        return _expand(env)
+        resolved = os.path.abspath(_expand(env))
+        if resolved != env:
+            os.environ["ZETTELCLAW_HOME"] = resolved
+        return resolved
     configured = plugin_config().get("logDir")
-    if isinstance(configured, str) and configured:
-        return _expand(configured)
-    return os.path.join(_state_dir(), "zettelclaw")
+    if isinstance(configured, str) and configured.strip():
+        return os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(_config_path())),
+                                            _expand(configured.strip())))
+    return os.path.abspath(os.path.join(_state_dir(), "zettelclaw"))
 
 
 def log_file() -> str:
@@ -116,11 +124,11 @@ def log_file() -> str:
 def _workspace() -> str:
     env = os.environ.get("OPENCLAW_WORKSPACE_DIR")
     if env:
-        return _expand(env)
+        return os.path.abspath(_expand(env))
     configured = _dig(load_openclaw_config(), "agents", "defaults", "workspace")
     if isinstance(configured, str) and configured:
-        return _expand(configured)
-    return os.path.join(_state_dir(), "workspace")
+        return os.path.abspath(_expand(configured))
+    return os.path.abspath(os.path.join(_state_dir(), "workspace"))
 
 
 # -- agents -----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from .clock import parse_ts, sort_key
+from .clock import is_plain, parse_ts, sort_key
 from .errors import UsageError
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*(?:ago)?\s*$", re.I)
@@ -22,6 +22,14 @@ _UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "wee
 
 def parse_when(text: str, *, end_of_day: bool = False, now: datetime | None = None) -> datetime:
     """A moment from ``7d`` / ``12h`` / ``2w`` / ``today`` / an ISO date or date-time (UTC)."""
+    try:
+        return _parse_when(text, end_of_day=end_of_day, now=now)
+    except (OverflowError, ValueError):  # 3000y, 10**30d, 9999-12-31 as an upper bound
+        raise UsageError(f"cannot use {text!r} as a time: it lies outside the years 1-9999"
+                         ) from None
+
+
+def _parse_when(text: str, *, end_of_day: bool = False, now: datetime | None = None) -> datetime:
     now = now or datetime.now(timezone.utc)
     value = text.strip()
     match = _RELATIVE.match(value)
@@ -258,7 +266,7 @@ def latest_entries(limit: int, path: Path | None = None, *,
                 continue
         at = line.find(_TIMESTAMP)
         key = line[at + 13:at + 33] if at >= 0 else b""
-        if not (len(key) == 20 and key[10] == 84 and key[19] == 90):  # T, Z: the log's own form
+        if not is_plain(key.decode("latin-1")):  # the log's own form naming a real moment
             entry = parse_line(line)
             if entry is None:
                 continue

@@ -47,7 +47,7 @@ import sys
 from collections.abc import Iterable
 
 from .clock import sort_key
-from .log import is_entry
+from .log import is_entry, parse_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -279,8 +279,10 @@ def _sample(block: bytes, scan: Scan, every_line: bool) -> None:
 def _estimate(path: Path, size: int, scan: Scan) -> None:
     """N and the length sample of a large log from windows spread over the file (``pread``):
     N = size * lines / bytes of the whole lines seen. Reads 192 KB however large the log."""
+    from .fsutil import open_read
+
     lines = seen = 0
-    with open(path, "rb") as fh:
+    with open_read(path) as fh:
         fd = fh.fileno()
         step = max(size // SAMPLE_WINDOWS, 1)
         for i in range(SAMPLE_WINDOWS):
@@ -398,7 +400,9 @@ def start_scan(path, query_terms: list[str]) -> Started | None:
     log). :func:`rank` given it picks their output up; what the caller does between the two
     runs while rg works."""
     rg = ripgrep()
-    if not rg or not query_terms or not os.path.isfile(path):
+    from .fsutil import check_regular
+
+    if not rg or not query_terms or not check_regular(path):
         return None
     procs = _spawn(rg, path, query_terms)
     return Started(path, query_terms, procs) if procs else None
@@ -505,11 +509,14 @@ def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | No
             pending.pop()()
 
     try:
-        if started is not None or rg and query_terms and path.exists():
+        from .fsutil import check_regular
+
+        exists = check_regular(path)  # a symlink or FIFO is refused before rg reads it
+        if started is not None or rg and query_terms and exists:
             result = scan_ripgrep(rg, path, query_terms, once, started)
             if result is not None:
                 return result
-        return scan_python(path, query_terms) if path.exists() else Scan()
+        return scan_python(path, query_terms) if exists else Scan()
     except FileNotFoundError:
         return Scan()
     finally:
@@ -825,7 +832,9 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         prefixes = tuple(prefixes_of(query_terms))
         needles = structural.needles()
         scored = 0
-        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        from .fsutil import open_read
+
+        with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             for key in ordered:
                 if len(top) >= depth and approx[key] * sat <= top[0][0]:
                     break
@@ -837,7 +846,9 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
                 try:
                     entry = orjson.loads(raw)
                 except orjson.JSONDecodeError:
-                    continue
+                    entry = parse_line(raw)  # a byte-order mark before the first line
+                    if entry is None:
+                        continue
                 if not is_entry(entry) or not structural.matches(entry):
                     continue
                 scored += 1

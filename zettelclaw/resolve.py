@@ -181,7 +181,9 @@ class StreamingResolution:
         from .log import parse_line
 
         if self._map is None:
-            with open(self.path, "rb") as fh:
+            from .fsutil import open_read
+
+            with open_read(self.path) as fh:
                 self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         data = self._map
         start = data.rfind(b"\n", 0, at) + 1

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import paths
 from .clock import parse_ts
 from .errors import ZettelclawError
-from .fsutil import atomic_write, dir_lock
+from .fsutil import atomic_write, dir_lock, read_bytes
 
 PRUNE_AFTER_DAYS = 30
 
@@ -31,16 +31,19 @@ class State(BaseModel):
     @classmethod
     def load(cls) -> State:
         path = paths.state_path()
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        raw = read_bytes(path)
+        if raw is None:
             return cls()
         try:
-            data = json.loads(raw or "{}")
+            data = json.loads(raw.decode("utf-8-sig") or "{}")
             return cls.model_validate(data)
-        except ValueError as exc:
+        except ValueError as exc:  # also pydantic's ValidationError and UnicodeDecodeError
+            first = (str(exc).splitlines() or [type(exc).__name__])[0]
+            if hasattr(exc, "errors"):  # pydantic: say which field, not the whole report
+                first = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'top level'}: {e['msg']}"
+                                  for e in exc.errors()[:3])
             raise ZettelclawError(
-                f"{path} is not valid state JSON ({str(exc).splitlines()[0]}); "
+                f"{path} is not valid state JSON ({first}); "
                 "move it aside and run `zettelclaw sweep` to rebuild it") from None
 
     def save(self) -> None:
@@ -86,3 +89,8 @@ def transaction():
         state = State.load()
         yield state
         state.save()
+
+
+def count(value) -> int:
+    """A counter read from state.json; 0 when a hand edit left something else there."""
+    return value if type(value) is int and value >= 0 else 0

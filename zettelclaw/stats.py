@@ -14,13 +14,15 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     from .log import Log
     from .model import Usage
     from .resolve import Resolution
-    from .state import State
+    from .state import State, count
 
     entries = [e for e in Log().entries()
                if agents is None or paths.entry_agent(e, default_agent) in agents]
     resolution = Resolution.build(entries)
     by_type = Counter(e["type"] for e in entries)
-    by_subject = Counter(e.get("subject") for e in entries if e.get("subject"))
+    # a hand-edited line may hold any JSON as its subject: only a slug names one
+    by_subject = Counter(e["subject"] for e in entries
+                         if isinstance(e.get("subject"), str) and e["subject"])
     open_tasks = sum(1 for e in resolution.current
                      if e["type"] == "task" and e.get("status") == "open")
     state = State.load()
@@ -44,6 +46,7 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
             "inProgress": len(state.section("claims")),
         },
         "tokens": {**Usage.from_dict(usage).as_dict(),
-                   "extractions": int(usage.get("extractions", 0)),
-                   "briefings": int(usage.get("briefings", 0))},
+                   "extractions": count(usage.get("extractions")),
+                   "briefings": count(usage.get("briefings"))},
     }
+

@@ -11,7 +11,7 @@ import unicodedata
 
 from . import paths
 from .errors import NotFoundError, UsageError, ZettelclawError
-from .fsutil import atomic_write, dir_lock
+from .fsutil import atomic_write, dir_lock, read_bytes
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 DEFAULT_TYPE = "project"
@@ -60,14 +60,19 @@ def _load_raw() -> dict:
     import json
 
     path = paths.subjects_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except FileNotFoundError:
+    raw = read_bytes(path)
+    if raw is None:
         return {}
+    try:
+        data = json.loads(raw.decode("utf-8-sig") or "{}")
     except (ValueError, UnicodeDecodeError) as exc:
         raise ZettelclawError(f"{path} is not valid JSON ({exc}); fix or remove it") from None
     if not isinstance(data, dict):
         raise ZettelclawError(f"{path} must hold a JSON object of slug -> subject")
+    bad = next((slug for slug, record in data.items() if not isinstance(record, dict)), None)
+    if bad is not None:
+        raise ZettelclawError(f"{path}: the subject {bad!r} is not an object like "
+                              '{"display": "...", "type": "project"}; fix or remove it')
     return data
 
 

@@ -3,6 +3,9 @@
 // The Python side resolves the same paths (zettelclaw/paths.py): logDir from the plugin config,
 // else $ZETTELCLAW_HOME, else <OpenClaw state dir>/zettelclaw. When the config names a logDir
 // the plugin hands it to every child as ZETTELCLAW_HOME, so both sides agree by construction.
+// The directory handed on is always absolute: a relative logDir is taken from the directory of
+// OpenClaw's config file (as paths.py does), a relative $ZETTELCLAW_HOME from the gateway's
+// current directory (children run elsewhere, in the log directory).
 
 import os from "node:os";
 import path from "node:path";
@@ -54,6 +57,12 @@ export function agentArg(config, agentId) {
   return ids.join(",");
 }
 
+/** OpenClaw's config file, as paths.py finds it: $OPENCLAW_CONFIG_PATH or <state>/openclaw.json. */
+function configPath(runtime, env) {
+  if (env.OPENCLAW_CONFIG_PATH) return path.resolve(expandPath(env.OPENCLAW_CONFIG_PATH, env));
+  return path.resolve(stateDir(runtime, env), "openclaw.json");
+}
+
 /**
  * Everything the hooks and tools need, from `api.pluginConfig` and `api.runtime`.
  * Returns {command, logDir, logFile, env, config}.
@@ -66,10 +75,12 @@ export function resolveSettings(pluginConfig, { runtime, env = process.env } = {
   const childEnv = { ...env };
   let logDir;
   if (typeof config.logDir === "string" && config.logDir.trim()) {
-    logDir = path.resolve(expandPath(config.logDir.trim(), env));
+    logDir = path.resolve(path.dirname(configPath(runtime, env)),
+      expandPath(config.logDir.trim(), env));
     childEnv.ZETTELCLAW_HOME = logDir;
   } else if (env.ZETTELCLAW_HOME) {
     logDir = path.resolve(expandPath(env.ZETTELCLAW_HOME, env));
+    childEnv.ZETTELCLAW_HOME = logDir;
   } else {
     const state = stateDir(runtime, env);
     logDir = path.join(state, "zettelclaw");

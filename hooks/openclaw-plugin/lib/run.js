@@ -28,11 +28,17 @@ function openHookLog(logDir) {
   } catch {
     // no log yet
   }
+  // never through a symlink, never blocking on a FIFO: only a regular file is appended to
+  const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  let fd = null;
   try {
-    return fs.openSync(file, "a", 0o600);
+    fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+    if (fs.fstatSync(fd).isFile()) return fd;
   } catch {
-    return null;
+    // a symlink (ELOOP), a FIFO without a reader (ENXIO), a directory...
   }
+  closeQuietly(fd);
+  return null;
 }
 
 const STDIN_PREFIX = ".zettelclaw-stdin-";
