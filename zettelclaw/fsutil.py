@@ -7,7 +7,6 @@ Imports stay light: ``zettelclaw handoff`` (run before every prompt) opens its f
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import os
@@ -36,6 +35,12 @@ def _refuse(path, what: str):
                        "move it aside (zettelclaw never reads or writes through it)")
 
 
+def _not_a_directory(path):
+    from .errors import RefusedFile
+
+    return RefusedFile(f"refused: {path} is a file, where a directory should be")
+
+
 def check_regular(path) -> bool:
     """True when ``path`` is a regular file, False when it does not exist; raises
     :class:`~zettelclaw.errors.RefusedFile` for a symlink, FIFO, directory or device."""
@@ -44,8 +49,7 @@ def check_regular(path) -> bool:
     except FileNotFoundError:
         return False
     except NotADirectoryError:
-        raise _refuse(os.path.dirname(os.fspath(path)), "a file where a directory should be") \
-            from None
+        raise _not_a_directory(os.path.dirname(os.fspath(path))) from None
     if not stat.S_ISREG(mode):
         raise _refuse(path, _kind(mode))
     return True
@@ -109,40 +113,55 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-@contextlib.contextmanager
-def dir_lock(path: Path, timeout: float = 60.0):
+class dir_lock:  # noqa: N801  (used as a function: `with dir_lock(path):`)
     """Hold an exclusive flock on directory ``path``.
 
     This is the one lock for writes to log.jsonl, subjects.json and state.json: it lives on the
-    directory itself, so it adds no file and survives the log being replaced by rename.
+    directory itself, so it adds no file and survives the log being replaced by rename. (A class
+    rather than a contextlib generator: this module is on the per-prompt handoff's path.)
     """
-    import time
 
-    from .errors import LockTimeout
+    def __init__(self, path: Path, timeout: float = 60.0):
+        self.path, self.timeout, self.fd = path, timeout, None
 
-    ensure_private_dir(path)
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    raise
-                if time.monotonic() > deadline:
-                    raise LockTimeout(f"{path} is locked by another zettelclaw process") from None
-                time.sleep(0.005)
-        _remove_stale_temp_files(path)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+    def __enter__(self):
+        import time
+
+        from .errors import LockTimeout
+
+        ensure_private_dir(self.path)
+        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            deadline = time.monotonic() + self.timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() > deadline:
+                        raise LockTimeout(
+                            f"{self.path} is locked by another zettelclaw process") from None
+                    time.sleep(0.005)
+            _remove_stale_temp_files(self.path)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+        return None
+
+    def __exit__(self, *exc_info) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the lock
 
 
 def _remove_stale_temp_files(directory: Path) -> None:
     """Temp files of a writer that was killed mid-write. Every writer of this directory holds
     the lock while its temp file exists, so whatever we find while holding it is stale."""
+    import contextlib
+
     with contextlib.suppress(OSError):
         for name in os.listdir(directory):
             if name.startswith(".") and name.endswith(".tmp"):
@@ -156,6 +175,7 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
     The file keeps its existing mode; a new file gets ``mode`` (default 0600). A ``path`` that
     is a symlink, FIFO or directory is refused, never replaced.
     """
+    import contextlib
     import tempfile
 
     check_regular(path)
@@ -189,6 +209,8 @@ def _remove_orphaned_temp_files(path: Path) -> None:
     """Temp files of ``path`` left by an :func:`atomic_write` that was killed (SIGKILL, power
     loss) before its rename. Their names carry the writer's pid: a file whose writer is gone
     is removed; one whose writer still runs is that writer's, and stays."""
+    import contextlib
+
     prefix, suffix = f".{path.name}.", ".tmp"
     with contextlib.suppress(OSError):
         for name in os.listdir(path.parent):
@@ -214,6 +236,8 @@ def pid_alive(pid: int) -> bool:
 
 
 def fsync_dir(directory: Path) -> None:
+    import contextlib
+
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
         try:
