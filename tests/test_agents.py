@@ -243,3 +243,18 @@ def test_paths_names_the_default_agent_and_the_other_agents_workspaces(two_agent
     assert data["defaultAgent"] == "main"
     assert data["workspace[work]"] == str(two_agents["work_workspace"])
     assert data["workspace"] == str(two_agents["workspace"])
+
+
+def test_the_nightly_brief_skips_an_agent_without_a_workspace_and_writes_the_others(zc_env,
+                                                                                    log_dir, cli):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"agents": {"list": [{"id": "main"}, {"id": "work"}]}}))
+    write_log(log_dir, [
+        _entry("mAinDecide01", "decision", "Main ships on Fridays", "s0", subject="release"),
+        _entry("wOrkDecide01", "decision", "Work ships on Mondays", "s1", agent="work",
+               subject="release")])
+    result = cli("brief", "--no-llm", "--now", "2026-03-03T03:00:00Z")
+    assert result.exit_code == 0, result.stderr
+    assert "agent work: not briefed: the workspace" in result.stderr
+    assert "Main ships on Fridays" in (zc_env["workspace"] / "MEMORY.md").read_text()
+    assert not (zc_env["state"] / "workspace-work").exists()  # never created by zettelclaw

@@ -169,8 +169,7 @@ def add_markers(memory: Path) -> None:
             f"followed by one '{END_MARKER}' line and run `zettelclaw init` again")
     data = _read_memory(memory)
     if not memory.parent.is_dir():
-        raise ZettelclawError(f"the workspace {memory.parent} does not exist; create it or "
-                              "point --workspace at OpenClaw's workspace")
+        raise MissingWorkspace(memory.parent)
     atomic_write(memory, splice(data, ""), mode=None if data else 0o644)
 
 
@@ -683,6 +682,14 @@ def _memory_path(options: Options | None = None) -> Path:
     return memory  # a symlink is refused where it is read and written, never followed
 
 
+class MissingWorkspace(ZettelclawError):
+    """MEMORY.md's workspace does not exist: zettelclaw never creates it (it is OpenClaw's)."""
+
+    def __init__(self, workspace):
+        super().__init__(f"the workspace {workspace} does not exist; create it or point "
+                         "--workspace at OpenClaw's workspace")
+
+
 def _marker_error(memory: Path, exc: MarkerError) -> ZettelclawError:
     return MarkerError(f"{memory} has {exc}; keep one '{BEGIN_MARKER}' line followed by one "
                        f"'{END_MARKER}' line, then run `zettelclaw brief` again (nothing written)")
@@ -800,8 +807,7 @@ def write(result: Result) -> bool:
     changed = after != current
     if changed:
         if not memory.parent.is_dir():  # never create directories for MEMORY.md
-            raise ZettelclawError(f"the workspace {memory.parent} does not exist; create it "
-                                  "or point --workspace at OpenClaw's workspace")
+            raise MissingWorkspace(memory.parent)
         atomic_write(memory, after, mode=None if os.path.lexists(memory) else 0o644)
     if result.judged or result.usage:
         from .state import transaction

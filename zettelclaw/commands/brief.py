@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
         (OPENCLAW_WORKSPACE_DIR) names the default agent's, or that of the one --agent.
         """
         from .. import briefing, paths
-        from ..errors import UsageError
+        from ..errors import UsageError, ZettelclawError
 
         if dry_run and print_:
             raise UsageError("--dry-run and --print do not go together")
@@ -67,10 +67,23 @@ def register(app: typer.Typer) -> None:
             use_model=not no_llm, now=_moment(now))
         options.default_agent = paths.default_agent()
         agents = [paths.own_agent(agent)] if agent else briefing.agents_with_entries()
+        failed = []
         for one in agents:
             options.agent, options.single = one, len(agents) == 1
-            _brief_one(briefing, options, dry_run=dry_run, print_=print_,
-                       label=f"agent {one}: " if len(agents) > 1 else "")
+            label = f"agent {one}: " if len(agents) > 1 else ""
+            if options.single:
+                _brief_one(briefing, options, dry_run=dry_run, print_=print_, label=label)
+                continue
+            try:  # one agent's trouble does not cost the others their briefing
+                _brief_one(briefing, options, dry_run=dry_run, print_=print_, label=label)
+            except briefing.MissingWorkspace as exc:  # an agent OpenClaw has not set up here
+                typer.echo(f"note: {label}not briefed: {exc}", err=True)
+            except ZettelclawError as exc:
+                typer.echo(f"warning: {label}{exc}", err=True)
+                failed.append(one)
+        if failed:
+            raise ZettelclawError(f"the briefing of {', '.join(failed)} failed (see above); "
+                                  "the other agents' were written")
 
 
 def _brief_one(briefing, options, *, dry_run: bool, print_: bool, label: str) -> None:
