@@ -69,6 +69,7 @@ ITEM_CHARS = 160             # one item's text; MEMORY.md must stay within OpenC
 QUOTE_CHARS = 70             # each side of a contradiction
 SUBJECT_CHARS = 60
 STATE_SECTION = "contradictions"
+WRITE_TRIES = 20             # compare-and-swap attempts of one MEMORY.md write
 
 SECTIONS = (  # key, heading, what an item is (for the "not shown" line)
     ("active", "Active", "active subjects"),
@@ -87,26 +88,99 @@ class MarkerError(ZettelclawError):
 # --------------------------------------------------------------------------- MEMORY.md markers
 
 
-def _locate(data: bytes) -> tuple[int, int] | None:
-    """(end of BEGIN, start of END) in ``data``; None when neither marker is there.
-
-    Raises MarkerError for a lone, repeated or misordered marker.
-    """
-    begins, ends = data.count(_BEGIN), data.count(_END)
-    if begins == 0 and ends == 0:
+def _fence(line: bytes) -> tuple[bytes, int] | None:
+    """(fence char, run length) when ``line`` opens or closes a fenced code block (CommonMark:
+    up to 3 spaces, then 3 or more backticks or tildes)."""
+    stripped = line.lstrip(b" ")
+    if len(line) - len(stripped) > 3 or stripped[:3] not in (b"```", b"~~~"):
         return None
-    if begins == 1 and ends == 1:
-        start = data.index(_BEGIN) + len(_BEGIN)
-        end = data.index(_END)
+    char = stripped[:1]
+    run = len(stripped) - len(stripped.lstrip(char))
+    if char == b"`" and b"`" in stripped[run:]:
+        return None  # a backtick fence's info string holds no backtick
+    return char, run
+
+
+def _scan(data: bytes) -> tuple[list[int], list[int], bytes | None]:
+    """Offsets of the BEGIN and END markers outside fenced code blocks, and the fence line
+    that would close a block still open at the end of ``data`` (None when none is open).
+
+    A marker inside a fenced code block (```` ``` ```` or ``~~~``) is an example, not a marker.
+    """
+    if b"```" not in data and b"~~~" not in data:  # the common case: no fence at all
+        return _find_all(data, _BEGIN), _find_all(data, _END), None
+    begins: list[int] = []
+    ends: list[int] = []
+    open_fence: tuple[bytes, int] | None = None
+    at = 0
+    for line in data.splitlines(keepends=True):
+        bare = line.rstrip(b"\r\n")
+        fence = _fence(bare)
+        if open_fence is not None:
+            if fence and fence[0] == open_fence[0] and fence[1] >= open_fence[1] \
+                    and not bare.lstrip(b" ").lstrip(fence[0]).strip(b" \t"):
+                open_fence = None
+        elif fence:
+            open_fence = fence
+        else:
+            begins.extend(at + i for i in _find_all(bare, _BEGIN))
+            ends.extend(at + i for i in _find_all(bare, _END))
+        at += len(line)
+    closing = None if open_fence is None else open_fence[0] * open_fence[1]
+    return begins, ends, closing
+
+
+def _find_all(data: bytes, needle: bytes) -> list[int]:
+    found, at = [], data.find(needle)
+    while at != -1:
+        found.append(at)
+        at = data.find(needle, at + len(needle))
+    return found
+
+
+def _locate(data: bytes) -> tuple[int, int] | None:
+    """(end of BEGIN, start of END) in ``data`` (UTF-8); None when neither marker is there.
+
+    Markers inside fenced code blocks do not count. Raises MarkerError for a lone, repeated or
+    misordered marker.
+    """
+    found = _scan(data)
+    begins, ends = found[0], found[1]
+    if not begins and not ends:
+        return None
+    if len(begins) == 1 and len(ends) == 1:
+        start, end = begins[0] + len(_BEGIN), ends[0]
         if start <= end:
             return start, end
         problem = "the END marker comes before the BEGIN marker"
-    elif begins > 1 or ends > 1:
-        problem = f"{begins} BEGIN and {ends} END markers"
+    elif len(begins) > 1 or len(ends) > 1:
+        problem = f"{len(begins)} BEGIN and {len(ends)} END markers"
     else:
         problem = "a BEGIN marker without an END marker" if begins else \
             "an END marker without a BEGIN marker"
     raise MarkerError(problem)
+
+
+_UTF16_BOMS = ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def _utf8(data: bytes):
+    """``data`` as UTF-8 bytes, and the function that turns such bytes back into the file's
+    own encoding. A UTF-16 file (with its byte order mark, LE or BE) is read and written as
+    UTF-16, every byte outside the markers kept; one that is not valid UTF-16 is refused,
+    unless its markers are there in UTF-8 (then its first bytes only look like a byte order
+    mark, and it is bytes like any other file). A UTF-8 byte order mark is kept as it is."""
+    for bom, codec in _UTF16_BOMS:
+        if data.startswith(bom) and _BEGIN not in data and _END not in data:
+            try:
+                text = data[len(bom):].decode(codec)
+            except UnicodeDecodeError:
+                raise ZettelclawError(
+                    "MEMORY.md starts with a UTF-16 byte order mark but is not valid UTF-16; "
+                    "save it as UTF-8 or UTF-16 (nothing written)") from None
+            return text.encode("utf-8"), lambda out, b=bom, c=codec: b + out.decode(
+                "utf-8").encode(c)
+    return data, lambda out: out
 
 
 def _newline(data: bytes, at: int | None = None) -> bytes:
@@ -125,17 +199,22 @@ def splice(data: bytes, block: str) -> bytes:
 
     Everything outside the markers is kept byte for byte. Without markers, they are appended
     (after a blank line) with the block between them. The block's lines get the file's line
-    ending. Raises MarkerError when the markers are broken.
+    ending. Markers inside a fenced code block are examples, not markers. A UTF-16 file stays
+    UTF-16. Raises MarkerError when the markers are broken.
     """
+    data, back = _utf8(data)
     where = _locate(data)
     if where is None:
         nl = _newline(data)
         prefix = b"" if not data else (nl if data.endswith(b"\n") else nl + nl)
+        closing = _scan(data)[2]
+        if closing is not None:  # a code block left open would swallow the markers: close it
+            prefix += closing + nl + nl
         body = _block_bytes(block, nl)
-        return data + prefix + _BEGIN + nl + body + _END + nl
+        return back(data + prefix + _BEGIN + nl + body + _END + nl)
     start, end = where
     nl = _newline(data, start)
-    return data[:start] + nl + _block_bytes(block, nl) + data[end:]
+    return back(data[:start] + nl + _block_bytes(block, nl) + data[end:])
 
 
 def _block_bytes(block: str, nl: bytes) -> bytes:
@@ -151,8 +230,8 @@ def markers_state(memory: Path) -> str:
     except FileNotFoundError:
         return "missing"
     try:
-        return "ok" if _locate(data) else "missing"
-    except MarkerError:
+        return "ok" if _locate(_utf8(data)[0]) else "missing"
+    except ZettelclawError:
         return "broken"
 
 
@@ -179,9 +258,10 @@ def remove_markers(memory: Path) -> None:
 
     if markers_state(memory) != "ok":
         return
-    text = _read_existing(memory)
-    start = text.index(_BEGIN)
-    end = text.index(_END) + len(_END)
+    text, back = _utf8(_read_existing(memory))
+    start, end = _locate(text)
+    start -= len(_BEGIN)
+    end += len(_END)
     if text[end:end + 2] == b"\r\n":
         end += 2
     elif text[end:end + 1] == b"\n":
@@ -192,19 +272,20 @@ def remove_markers(memory: Path) -> None:
             head = head[:-2]
         elif head.endswith(b"\n\n"):
             head = head[:-1]
-    atomic_write(memory, head + text[end:])
+    atomic_write(memory, back(head + text[end:]))
 
 
 def generated_block(text: str) -> str | None:
     """The text between the markers (no surrounding newlines), None without a valid pair."""
+    data = text.encode("utf-8", "surrogateescape")
     try:
-        where = _locate(text.encode("utf-8", "surrogateescape"))
+        where = _locate(data)
     except MarkerError:
         return None
     if where is None:
         return None
-    start = text.index(BEGIN_MARKER) + len(BEGIN_MARKER)
-    return text[start:text.index(END_MARKER)].strip("\r\n")
+    start, end = where
+    return data[start:end].decode("utf-8", "surrogateescape").strip("\r\n")
 
 
 # --------------------------------------------------------------------------- options
@@ -700,7 +781,7 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     memory = _memory_path(options)
     before = _read_memory(memory)
     try:
-        _locate(before)  # broken markers: fail before any model call
+        _locate(_utf8(before)[0])  # broken markers: fail before any model call
     except MarkerError as exc:
         raise _marker_error(memory, exc) from None
 
@@ -795,20 +876,40 @@ def write(result: Result) -> bool:
 
     Returns whether MEMORY.md changed. Raises MarkerError, changing nothing, when someone broke
     the markers since :func:`build` read the file.
+
+    The write is a compare-and-swap (:func:`fsutil.compare_and_swap`), so that a line a
+    person (or OpenClaw's dreaming) appends to MEMORY.md while the briefing is written is not
+    lost: the new file is spliced from a fresh read and renamed over MEMORY.md only if
+    MEMORY.md still holds the bytes it was spliced from, checked right before the rename;
+    bytes appended after them meanwhile are appended to the new file after the rename (they
+    were after the END marker, and stay there). When MEMORY.md was changed any other way, the
+    splice is redone from the new content, up to ``WRITE_TRIES`` times with a short backoff,
+    then it gives up with one error, having written nothing.
     """
-    from .fsutil import atomic_write
+    import time
+
+    from .fsutil import compare_and_swap
 
     memory = result.memory
-    current = _read_memory(memory)
-    try:
-        after = splice(current, result.block) if current != result.before else result.after
-    except MarkerError as exc:
-        raise _marker_error(memory, exc) from None
-    changed = after != current
-    if changed:
+    for attempt in range(WRITE_TRIES):
+        current = _read_memory(memory)
+        try:
+            after = splice(current, result.block) if current != result.before else result.after
+        except MarkerError as exc:
+            raise _marker_error(memory, exc) from None
+        changed = after != current
+        if not changed:
+            break
         if not memory.parent.is_dir():  # never create directories for MEMORY.md
             raise MissingWorkspace(memory.parent)
-        atomic_write(memory, after, mode=None if os.path.lexists(memory) else 0o644)
+        if compare_and_swap(memory, after, current,
+                            mode=None if os.path.lexists(memory) else 0o644):
+            break
+        time.sleep(0.002 * (attempt + 1))
+    else:
+        raise ZettelclawError(
+            f"{memory} kept changing while the briefing was written ({WRITE_TRIES} tries); "
+            "nothing written, run `zettelclaw brief` again")
     if result.judged or result.usage:
         from .state import transaction
 

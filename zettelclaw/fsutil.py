@@ -205,6 +205,107 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
     fsync_dir(directory)
 
 
+def compare_and_swap(path: Path, data: bytes, expected: bytes, mode: int | None = None) -> bool:
+    """Replace ``path`` with ``data`` (as :func:`atomic_write`) only if it still holds
+    ``expected`` (``b""``: missing or empty), or ``expected`` followed by bytes appended since;
+    False, leaving it alone, when it was changed any other way (rewritten, truncated, replaced).
+
+    For a file someone appends to without a lock (a person, OpenClaw's dreaming): whatever was
+    appended to the old file is appended to the new one after the rename, so ``data`` should
+    keep the end of ``expected`` as its own end (MEMORY.md's text after the briefing does).
+    The check runs after the temp file is written and synced, right before the rename, on the
+    very inode the rename replaces; the appended bytes are read from that inode a moment after
+    the rename, so a line written between the check and the rename, or by a writer that opened
+    the file just before it, is carried over too. A rename cannot be atomic against an
+    appender: only a writer that holds the old file open and writes to it later than that
+    moment still writes into the replaced file.
+    """
+    import contextlib
+    import tempfile
+    import time
+
+    check_regular(path)
+    try:
+        old = open_fd(path)
+    except FileNotFoundError:
+        old = None
+    try:
+        old_stat = os.fstat(old) if old is not None else None
+        if mode is None:
+            mode = stat.S_IMODE(old_stat.st_mode) if old_stat else FILE_MODE
+        if not _starts_with(old, expected):
+            return False  # changed already: no need to write the temp file
+        directory = path.parent
+        _remove_orphaned_temp_files(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                                   dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+            try:  # the check, as close to the rename as it can be
+                now = os.lstat(path)
+            except FileNotFoundError:
+                now = None
+            same = (now is None and old_stat is None) or (
+                now is not None and old_stat is not None and now.st_ino == old_stat.st_ino
+                and now.st_dev == old_stat.st_dev and _starts_with(old, expected))
+            if not same:
+                os.unlink(tmp)
+                return False
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        fsync_dir(directory)
+        if old is not None:
+            time.sleep(0.001)  # a writer that opened the old file just before the rename
+            late = _read_fd(old, len(expected))
+            if late:
+                fd = open_fd(path, os.O_WRONLY | os.O_APPEND)
+                try:
+                    os.write(fd, late)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        return True
+    finally:
+        if old is not None:
+            os.close(old)
+
+
+def _starts_with(fd: int | None, expected: bytes) -> bool:
+    """Whether the file open as ``fd`` (none: missing, as empty) begins with ``expected``."""
+    if fd is None:
+        return not expected
+    if os.fstat(fd).st_size < len(expected):
+        return False
+    got, at = [], 0
+    while at < len(expected):
+        chunk = os.pread(fd, len(expected) - at, at)
+        if not chunk:
+            return False
+        got.append(chunk)
+        at += len(chunk)
+    return b"".join(got) == expected
+
+
+def _read_fd(fd: int | None, offset: int) -> bytes:
+    """Everything from ``offset`` to the end of the file open as ``fd`` (b"" without one)."""
+    if fd is None:
+        return b""
+    chunks = []
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
 def _remove_orphaned_temp_files(path: Path) -> None:
     """Temp files of ``path`` left by an :func:`atomic_write` that was killed (SIGKILL, power
     loss) before its rename. Their names carry the writer's pid: a file whose writer is gone
