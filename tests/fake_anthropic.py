@@ -70,6 +70,7 @@ class Reply:
     raw: str | None = None  # a body sent as is (malformed JSON, HTML from a proxy, ...)
     status: int = 200
     latency: float | None = None  # seconds before answering (None: the server's default)
+    gate: threading.Event | None = None  # in tests: answer only once this is set
     stop_reason: str = "end_turn"
     usage: dict | None = None  # override the computed usage
 
@@ -365,6 +366,9 @@ class FakeAnthropic:
                 delay = fake.latency if reply.latency is None else reply.latency
                 if delay:
                     fake._stopping.wait(delay)
+                if reply.gate is not None:  # the test does something while the call is pending
+                    while not (reply.gate.wait(0.05) or fake._stopping.is_set()):
+                        pass
                 if reply.hang is not None:
                     fake._stopping.wait(reply.hang)
                     self.close_connection = True

@@ -92,7 +92,8 @@ def test_sigkill_during_rename_leaves_a_whole_log(log_dir, trial, zc):
     assert zc("subjects", "rename", "auth-migration", "auth-v2").returncode in (0, 1)
     final, torn = valid_lines(path)
     assert torn == 0 and {e.get("subject") for e in final} == {"auth-v2", None}
-    assert sorted(p.name for p in log_dir.iterdir()) == ["log.jsonl", "subjects.json"]
+    assert sorted(p.name for p in log_dir.iterdir()) == [
+        "log.jsonl", "state.json", "subjects.json"]
 
 
 def test_file_modes_after_write_and_rename(log_dir, cli):

@@ -792,7 +792,7 @@ class Extractor:
                 release: bool = False, held: bool = False) -> None:
         from .log import Log
         from .state import transaction
-        from .subjects import Registry
+        from .subjects import append_entries
 
         record = {"token": token, "entries": entries, "cursor": cursor,
                   "tokens": usage.as_dict(), "agent": agent, "key": key, "reason": reason}
@@ -802,10 +802,8 @@ class Extractor:
             with transaction() as state:
                 _check_claim(state, session_id, token)
                 state.section("pending")[session_id] = record
-            subjects = [e["subject"] for e in entries if e.get("subject")]
-            if subjects:
-                Registry.load().ensure(subjects)
-            Log().append(entries)
+            # renames/removals since the registry was read apply here, under the append's lock
+            append_entries(entries, Log())
         with transaction() as state:
             _finalize(state, session_id, record)
             if release:
@@ -815,17 +813,14 @@ class Extractor:
         """A run killed between writing ``pending`` and finalizing: append what is missing."""
         from .log import Log
         from .state import transaction
-        from .subjects import Registry
+        from .subjects import append_entries
 
         entries = [e for e in pending.get("entries") or [] if isinstance(e, dict)]
         log = Log(warn=False)
         present = log.ids() if entries else set()
         missing = [e for e in entries if e.get("id") not in present]
-        subjects = [e["subject"] for e in missing if e.get("subject")]
-        if subjects:
-            Registry.load().ensure(subjects)
         if missing:
-            log.append(missing)
+            append_entries(missing, log)
         with transaction() as state:
             _finalize(state, session_id, {**pending, "token": token})
         return missing

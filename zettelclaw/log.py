@@ -66,19 +66,22 @@ class Log:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def append(self, entries: Iterable[dict]) -> int:
+    def append(self, entries: Iterable[dict], *, locked: bool = False) -> int:
         """Append ``entries`` in one locked write; returns how many were written.
 
         Every string field is redacted here, the one door into the log (extraction, ``write``,
-        a recovered pending run), whatever the caller already did.
+        a recovered pending run), whatever the caller already did. ``locked``: the caller
+        already holds the directory lock.
         """
+        import contextlib
+
         from .fsutil import dir_lock
         from .redact import redact_entry
 
         data = b"".join(dumps(redact_entry(e)) + b"\n" for e in entries)
         if not data:
             return 0
-        with dir_lock(self.path.parent):
+        with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
             fd = open_fd(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
             try:
                 if _ends_torn(fd):

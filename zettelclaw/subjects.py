@@ -2,6 +2,14 @@
 
 Slugs are lowercase kebab-case. Extraction adds unknown slugs automatically; people add,
 rename (which rewrites the log's ``subject`` fields, never content) and remove them.
+
+Renames and removals are also recorded in ``state.json`` (``subjectRenames``: old slug -> new
+slug, or null for a removed one), and every new entry goes into the log through
+:func:`append_entries`, which applies that record under the same lock as its append. So an
+extraction that read the registry before a rename (and waited on the model meanwhile) writes
+the new slug, not the old one, and does not bring the old one back; one that started before a
+removal keeps the removed slug on its entries (as old entries do) without re-registering it.
+``subjects add`` of a slug (or renaming something to it) clears its record.
 """
 
 from __future__ import annotations
@@ -87,6 +95,73 @@ def _save_raw(data: dict) -> None:
     atomic_write(paths.subjects_path(), body)
 
 
+RENAMES = "subjectRenames"  # the state.json section
+
+
+def _record_change(old: str, new: str | None) -> None:
+    """Record ``old`` -> ``new`` (None: removed); the caller holds the directory lock."""
+    from .state import State
+
+    state = State.load()
+    renames = state.section(RENAMES)
+    for slug, target in list(renames.items()):
+        if target == old:
+            renames[slug] = new  # a -> old, then old -> new: a -> new
+    renames[old] = new
+    if new is not None:
+        renames.pop(new, None)  # new is a live subject again
+    state.save()
+
+
+def _clear_change(slug: str) -> None:
+    """``slug`` is (again) a subject of its own; the caller holds the directory lock."""
+    from .state import State
+
+    state = State.load()
+    if slug in state.section(RENAMES):
+        del state.section(RENAMES)[slug]
+        state.save()
+
+
+def _renames() -> dict:
+    """The ``subjectRenames`` section of state.json, read without loading the whole State."""
+    import orjson
+
+    raw = read_bytes(paths.state_path())
+    if raw is None:
+        return {}
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        from .state import State
+
+        return State.load().section(RENAMES)  # a BOM, or the one clear error for bad JSON
+    section = data.get(RENAMES) if isinstance(data, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def append_entries(entries: list[dict], log=None) -> int:
+    """Register the entries' subjects and append them to the log, in one hold of the lock.
+
+    A subject renamed since the caller read the registry is written as its new slug; a removed
+    one stays on the entry but is not registered again. Returns how many lines were written.
+    """
+    from .log import Log
+
+    log = log if log is not None else Log()
+    with dir_lock(paths.log_dir()):
+        renames = _renames()
+        for entry in entries:
+            target = renames.get(entry.get("subject") or "")
+            if target:
+                entry["subject"] = target
+        subjects = [e["subject"] for e in entries
+                    if e.get("subject") and e["subject"] not in renames]
+        if subjects:
+            Registry({}).ensure(subjects, locked=True)
+        return log.append(entries, locked=True)
+
+
 class Registry:
     """The registry as loaded; every mutation re-reads and writes under the directory lock."""
 
@@ -114,6 +189,7 @@ class Registry:
             record["type"] = type or record.get("type") or DEFAULT_TYPE
             data[slug] = record
             _save_raw(data)
+            _clear_change(slug)
         self.data = data
         return record
 
@@ -170,6 +246,7 @@ class Registry:
                 data[new] = {"display": display_name(new),
                              "type": data.get(old, {}).get("type", DEFAULT_TYPE)}
                 _save_raw(data)
+            _record_change(old, new)  # before the rewrite: writes from now on use `new`
             changed = log.rewrite(transform, locked=True)
             if data.pop(old, None) is not None:
                 _save_raw(data)
@@ -184,5 +261,6 @@ class Registry:
                 raise NotFoundError(f"no subject {slug!r} in the registry")
             record = data.pop(slug)
             _save_raw(data)
+            _record_change(slug, None)
         self.data = data
         return record

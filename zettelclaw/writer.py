@@ -16,7 +16,7 @@ from .corrections import dedup_key, inherit
 from .entries import TYPES, make_entry
 from .errors import UsageError
 from .log import Log
-from .subjects import Registry, check_new_slug
+from .subjects import append_entries, check_new_slug
 
 # The longest content or detail `write` accepts, the same bound extraction puts on the model's
 # fields: an entry is a note, and every entry may end up in a prompt.
@@ -74,9 +74,7 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
     if existing is not None:
         _note(f"not written: the same {type} is already in the log as {existing['id']}")
         return existing, False
-    if subject:
-        Registry.load().ensure([subject])
-    log.append([entry])
+    append_entries([entry], log)  # applies a rename made meanwhile
     return entry, True
 
 
