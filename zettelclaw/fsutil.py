@@ -176,7 +176,6 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
     is a symlink, FIFO or directory is refused, never replaced.
     """
     import contextlib
-    import tempfile
 
     check_regular(path)
     if isinstance(data, str):
@@ -188,21 +187,36 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
             mode = FILE_MODE
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
-    _remove_orphaned_temp_files(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
-                               dir=directory)
+    tmp = _temp_copy(path, data, mode)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
     fsync_dir(directory)
+
+
+def _temp_copy(path: Path, data: bytes, mode: int) -> str:
+    """``data`` written and synced to a temp file beside ``path`` (its name carries our pid,
+    see :func:`_remove_orphaned_temp_files`), with ``mode``; returns the temp file's path."""
+    import contextlib
+    import tempfile
+
+    _remove_orphaned_temp_files(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                               dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return tmp
 
 
 def compare_and_swap(path: Path, data: bytes, expected: bytes, mode: int | None = None) -> bool:
@@ -221,7 +235,6 @@ def compare_and_swap(path: Path, data: bytes, expected: bytes, mode: int | None 
     moment still writes into the replaced file.
     """
     import contextlib
-    import tempfile
     import time
 
     check_regular(path)
@@ -236,15 +249,8 @@ def compare_and_swap(path: Path, data: bytes, expected: bytes, mode: int | None 
         if not _starts_with(old, expected):
             return False  # changed already: no need to write the temp file
         directory = path.parent
-        _remove_orphaned_temp_files(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
-                                   dir=directory)
+        tmp = _temp_copy(path, data, mode)
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
             try:  # the check, as close to the rename as it can be
                 now = os.lstat(path)
             except FileNotFoundError:
