@@ -67,6 +67,15 @@ def test_write_never_stores_a_secret(cli, log_dir):
     assert any("DB_PASSWORD=[redacted]" in json.loads(line)["content"] for line in lines)
 
 
+def test_write_prints_the_entry_as_stored(cli, log_dir):
+    """What `write` shows the agent (its tool output lands in the transcript) is the stored,
+    redacted entry, not the text it was given."""
+    secret = "DB_PASSWORD=" + "hunter2-" + "q7w2e9r4"
+    printed = json.loads(cli("write", "fact", f"staging uses {secret}", "--json").stdout)
+    assert secret not in json.dumps(printed)
+    assert printed == json.loads((log_dir / "log.jsonl").read_text().splitlines()[-1])
+
+
 def test_a_secret_shaped_subject_is_refused_and_display_names_are_redacted(cli, log_dir):
     slug = "sk-" + "ant-api03-" + "q7w2e9r4t1y6u3i8o5p0a2s7d4f9g1h6"
     result = cli("write", "fact", "the deploy key lives in the vault", "--subject", slug)

@@ -126,13 +126,17 @@ def make_entry(type: str, content: str, session: str, *, detail: str | None = No
                subject: str | None = None, status: str | None = None,
                replaces: str | None = None, timestamp: str | None = None,
                id: str | None = None, agent: str | None = None) -> dict:
-    """Give birth to an entry: id and timestamp come from here, nowhere else."""
+    """Give birth to an entry: id and timestamp come from here, nowhere else; so does the
+    redaction of its text, so every way in (extraction, ``write``) stores, compares for
+    duplicates and prints the same redacted entry."""
+    from .redact import redact
+
     return validate({
         "id": id or new_id(),
         "timestamp": timestamp or now_iso(),
         "type": type,
-        "content": content,
-        "detail": detail,
+        "content": redact(content) if isinstance(content, str) else content,
+        "detail": redact(detail) if isinstance(detail, str) else detail,
         "subject": subject,
         "status": status,
         "replaces": replaces,

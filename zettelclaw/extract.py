@@ -244,9 +244,6 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                 warnings.append(f"dropped replaces={replaces.strip()[:40]!r}: no such entry")
         if resolution is not None and fields.get("replaces"):
             _correct(fields, kind, item, stamp, resolution, made_here, warnings)
-        content = redact(content)
-        if fields["detail"]:
-            fields["detail"] = redact(fields["detail"])
         try:
             entry = make_entry(kind, content, session_id, timestamp=stamp, agent=agent,
                                **fields)

@@ -9,6 +9,8 @@ heavy.
 
 from __future__ import annotations
 
+from .clock import sort_key
+
 # how far back from the handoff to look for the same session's tasks and decisions
 _RELATED_WINDOW = 500
 
@@ -153,7 +155,7 @@ def _find_latest(fh, path: str, scope: _Scope) -> tuple[int, dict] | None:
         size = pointer["size"]
         candidates = {}
         if pointer["id"] is not None:
-            candidates[pointer["id"]] = (_ts_key(pointer["timestamp"]), pointer["offset"])
+            candidates[pointer["id"]] = (sort_key(pointer["timestamp"]), pointer["offset"])
         fh.seek(size)
         data = fh.read()
         stop = data.rfind(b"\n") + 1
@@ -229,34 +231,12 @@ def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
                 return False
             candidates.pop(target, None)
         if entry["type"] == "handoff" and scope.holds(entry):
-            candidates[entry["id"]] = (_ts_key(entry.get("timestamp")), base + start)
+            candidates[entry["id"]] = (sort_key(entry.get("timestamp")), base + start)
     return True
 
 
 def _best(candidates: dict):
     return max(candidates.values(), default=None)
-
-
-def _ts_key(stamp) -> str:
-    """A string that sorts as the moment ``stamp`` names (UTC, microseconds); "" if none."""
-    if not isinstance(stamp, str):
-        return ""
-    # what zettelclaw writes, its fields in range (a `9999-99-99...` must not win forever);
-    # anything else is checked by parsing it. clock.is_plain is exact but needs `re`, which
-    # costs this per-prompt command more than it saves
-    if (len(stamp) == 20 and stamp[10] == "T" and stamp[19] == "Z"
-            and "01" <= stamp[5:7] <= "12" and "01" <= stamp[8:10] <= "28"
-            and stamp[11:13] <= "23" and stamp[14:16] <= "59" and stamp[17:19] <= "59"):
-        return stamp[:19] + ".000000"
-    from datetime import datetime, timezone
-
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return ""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
 def _line_at(fh, offset: int) -> bytes:

@@ -69,16 +69,14 @@ class Log:
     def append(self, entries: Iterable[dict], *, locked: bool = False) -> int:
         """Append ``entries`` in one locked write; returns how many were written.
 
-        Every string field is redacted here, the one door into the log (extraction, ``write``,
-        a recovered pending run), whatever the caller already did. ``locked``: the caller
-        already holds the directory lock.
+        Entries come redacted from their birth (``entries.make_entry``). ``locked``: the
+        caller already holds the directory lock.
         """
         import contextlib
 
         from .fsutil import dir_lock
-        from .redact import redact_entry
 
-        data = b"".join(dumps(redact_entry(e)) + b"\n" for e in entries)
+        data = b"".join(dumps(e) + b"\n" for e in entries)
         if not data:
             return 0
         with contextlib.nullcontext() if locked else dir_lock(self.path.parent):

@@ -162,11 +162,6 @@ def redact(text: str) -> str:
     return aws_near.sub(_value_replacer("v"), text)
 
 
-def redact_entry(entry: dict) -> dict:
-    """Every string field of an entry redacted (ids and slugs are never secret-shaped)."""
-    return {k: redact(v) if isinstance(v, str) else v for k, v in entry.items()}
-
-
 def redact_data(value):
     """Every string inside a JSON-like value redacted (keys too: they may be error texts)."""
     if isinstance(value, str):
