@@ -5,7 +5,8 @@ It keeps the parts of the real CLI's behaviour zettelclaw relies on, as measured
 and 2026.9.6: ``--version`` output, ``config set`` (2026.9: ``--batch-json``) with strict
 validation of the keys 2026.2 rejects, ``config unset``, ``plugins install --link`` (selects the
 memory slot like the real one; 2026.2 disables memory-core), ``plugins uninstall``, and
-``cron list/add/rm`` that fail unless a gateway is "running", and ``plugins inspect --runtime
+``cron list/add/rm`` that fail unless a gateway is "running", ``approvals allowlist add/remove``
+(the local ``~/.openclaw/exec-approvals.json``), and ``plugins inspect --runtime
 --json`` (2026.9; a hook behind the conversation-access gate is missing unless the config allows
 it) / ``plugins info --json`` (2026.2). Every call is appended to ``$FAKE_OPENCLAW_LOG`` (JSON
 Lines of argv).
@@ -209,6 +210,20 @@ def main(argv: list[str]) -> None:
             sys.exit("error: unknown option '--command'")
         jobs_path().write_text(json.dumps(jobs() + [job]))
         print(json.dumps(job))
+    elif argv[:2] == ["approvals", "allowlist"] and argv[2] in ("add", "remove"):
+        agent = argv[argv.index("--agent") + 1] if "--agent" in argv else "*"
+        pattern = argv[-1]
+        path = Path(os.environ["HOME"]) / ".openclaw" / "exec-approvals.json"
+        data = json.loads(path.read_text()) if path.exists() else {"version": 1}
+        agents = data.setdefault("agents", {})
+        entries = agents.setdefault(agent, {}).setdefault("allowlist", [])
+        entries[:] = [e for e in entries if e["pattern"].lower() != pattern.lower()]
+        if argv[2] == "add":
+            entries.append({"pattern": pattern})
+        elif not entries:
+            del agents[agent]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2))
     elif cmd == ["cron", "rm"]:
         need_gateway()
         jobs_path().write_text(json.dumps([j for j in jobs() if j["id"] != argv[2]]))

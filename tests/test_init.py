@@ -58,7 +58,8 @@ def openclaw(tmp_path, monkeypatch, shipped):
         def writes(self) -> list[list[str]]:
             return [c for c in self.all() if c[:2] in (
                 ["config", "set"], ["config", "unset"], ["plugins", "install"],
-                ["plugins", "uninstall"], ["cron", "add"], ["cron", "rm"])]
+                ["plugins", "uninstall"], ["cron", "add"], ["cron", "rm"],
+                ["approvals", "allowlist"])]
 
         def clear(self) -> None:
             calls.unlink(missing_ok=True)
@@ -388,3 +389,142 @@ def test_doctor_reports_a_plugin_openclaw_cannot_load(cli, openclaw, zc_env, mon
     assert result.exit_code == 1
     assert "fail  plugin loads: status error; SyntaxError: Unexpected token" in result.stdout
     assert "openclaw plugins inspect zettelclaw --runtime" in result.stdout
+
+
+# ---- zettelclaw is the only memory (2026.9 keeps memory-core loaded for dreaming otherwise)
+
+DREAMING_JOB = {"id": "dream-1", "name": "Memory Dreaming Promotion", "enabled": True,
+                "declarationKey": "memory-core:memory-dreaming-promotion",
+                "schedule": {"kind": "cron", "expr": "0 3 * * *"},
+                "payload": {"kind": "systemEvent", "text": "__memory_core_dreaming__"}}
+
+
+def test_init_on_2026_9_writes_the_hook_flag_before_the_plugin_loads(cli, openclaw, zc_env):
+    assert cli("init").exit_code == 0
+
+    writes = openclaw.writes()
+    install = next(i for i, c in enumerate(writes) if c[:2] == ["plugins", "install"])
+    sets = [(i, c) for i, c in enumerate(writes) if c[:2] == ["config", "set"]]
+    assert len(sets) == 1  # one write, before the install that enables (and hot-loads) it
+    index, batch = sets[0]
+    assert index < install
+    paths = {op["path"]: op["value"] for op in json.loads(batch[3])}
+    assert paths["plugins.entries.zettelclaw.hooks.allowConversationAccess"] is True
+    assert paths["plugins.entries.memory-core.enabled"] is False
+    assert dig(config(zc_env), "plugins.entries.memory-core.enabled") is False
+
+
+def test_init_removes_memory_cores_dreaming_job_and_undo_gives_memory_core_back(
+        cli, openclaw, zc_env, monkeypatch):
+    monkeypatch.setenv("FAKE_OPENCLAW_GATEWAY", "1")
+    (zc_env["state"] / "fake-cron.json").write_text(json.dumps([DREAMING_JOB]))
+
+    result = cli("init")
+
+    assert result.exit_code == 0, result.stderr
+    assert "remove memory-core's job 'Memory Dreaming Promotion'" in result.stdout
+    jobs = json.loads((zc_env["state"] / "fake-cron.json").read_text())
+    assert [j["name"] for j in jobs] == ["zettelclaw-briefing"]
+    assert ["cron", "rm", "dream-1"] in openclaw.writes()
+    report = json.loads(cli("doctor", "--json").stdout)
+    assert _check(report, "plugins.entries.memory-core.enabled")["status"] == "ok"
+
+    assert cli("init", "--undo").exit_code == 0
+
+    cfg = config(zc_env)
+    assert dig(cfg, "plugins.slots.memory") == "memory-core"
+    assert "enabled" not in cfg["plugins"]["entries"].get("memory-core", {})  # as it was
+
+
+def test_undo_keeps_memory_core_enabled_when_the_user_had_said_so(cli, openclaw, zc_env):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"plugins": {"entries": {"memory-core": {"enabled": True}}}}))
+    assert cli("init").exit_code == 0
+    assert dig(config(zc_env), "plugins.entries.memory-core.enabled") is False
+
+    assert cli("init", "--undo").exit_code == 0
+
+    assert dig(config(zc_env), "plugins.entries.memory-core.enabled") is True
+
+
+def test_doctor_fails_when_memory_core_or_its_dreaming_is_back(cli, openclaw, zc_env,
+                                                               monkeypatch):
+    monkeypatch.setenv("FAKE_OPENCLAW_GATEWAY", "1")
+    assert cli("init").exit_code == 0
+    cfg_path = zc_env["state"] / "openclaw.json"
+    cfg = json.loads(cfg_path.read_text())
+    del cfg["plugins"]["entries"]["memory-core"]
+    cfg_path.write_text(json.dumps(cfg))
+    jobs = json.loads((zc_env["state"] / "fake-cron.json").read_text())
+    (zc_env["state"] / "fake-cron.json").write_text(json.dumps(jobs + [DREAMING_JOB]))
+
+    result = cli("doctor", "--json")
+
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    core = _check(report, "plugins.entries.memory-core.enabled")
+    assert core["status"] == "fail" and "memory_search" in core["detail"]
+    assert core["fix"].startswith("openclaw config set plugins.entries.memory-core.enabled false")
+    dreaming = _check(report, "memory-core dreaming")
+    assert dreaming["status"] == "fail" and "MEMORY.md" in dreaming["detail"]
+    assert dreaming["fix"].startswith("openclaw cron rm dream-1")
+
+
+# ---- 2026.2: the nightly agent turn's exec call runs without anyone to approve it
+
+def _approvals(zc_env) -> dict:
+    path = Path(os.environ["HOME"]) / ".openclaw" / "exec-approvals.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def test_init_on_2026_2_allowlists_exactly_zettelclaw_and_undo_removes_only_that(
+        cli, openclaw, zc_env, monkeypatch):
+    monkeypatch.setenv("FAKE_OPENCLAW_VERSION", "2026.2.22")
+    monkeypatch.setenv("FAKE_OPENCLAW_GATEWAY", "1")
+    approvals = Path(os.environ["HOME"]) / ".openclaw" / "exec-approvals.json"
+    approvals.parent.mkdir(parents=True, exist_ok=True)
+    approvals.write_text(json.dumps({"version": 1, "agents": {"main": {"allowlist": [
+        {"pattern": "/usr/bin/rg"}]}}}))
+
+    result = cli("init")
+
+    assert result.exit_code == 0, result.stderr
+    exe = oc.zettelclaw_executable()
+    assert os.path.isabs(exe)
+    assert ["approvals", "allowlist", "add", "--agent", "main", exe] in openclaw.writes()
+    patterns = [e["pattern"] for e in _approvals(zc_env)["agents"]["main"]["allowlist"]]
+    assert patterns == ["/usr/bin/rg", exe]
+    report = json.loads(cli("doctor", "--json").stdout)
+    assert _check(report, "nightly exec approval")["status"] == "ok"
+    assert report["ok"] is True, report
+
+    openclaw.clear()
+    assert cli("init").exit_code == 0  # a second init adds nothing
+    assert not [c for c in openclaw.writes() if c[0] == "approvals"]
+
+    assert cli("init", "--undo").exit_code == 0
+
+    patterns = [e["pattern"] for e in _approvals(zc_env)["agents"]["main"]["allowlist"]]
+    assert patterns == ["/usr/bin/rg"]  # the user's own entry stays
+
+
+def test_doctor_on_2026_2_fails_when_the_nightly_exec_needs_approval(cli, openclaw, zc_env,
+                                                                    monkeypatch):
+    monkeypatch.setenv("FAKE_OPENCLAW_VERSION", "2026.2.22")
+    assert cli("init").exit_code == 0
+    approvals = Path(os.environ["HOME"]) / ".openclaw" / "exec-approvals.json"
+    approvals.unlink()
+
+    result = cli("doctor", "--json")
+
+    assert result.exit_code == 1
+    check = _check(json.loads(result.stdout), "nightly exec approval")
+    assert check["status"] == "fail"
+    assert check["fix"].startswith("openclaw approvals allowlist add --agent main ")
+
+
+def test_2026_9_needs_no_exec_approval(cli, openclaw, zc_env):
+    assert cli("init").exit_code == 0
+    assert not [c for c in openclaw.all() if c[0] == "approvals"]
+    names = {c["name"] for c in json.loads(cli("doctor", "--json").stdout)["checks"]}
+    assert "nightly exec approval" not in names

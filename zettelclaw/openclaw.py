@@ -44,6 +44,10 @@ from .fsutil import FILE_MODE, atomic_write, ensure_private_dir
 PLUGIN_ID = "zettelclaw"
 BRIEFING_JOB = "zettelclaw-briefing"
 UNDO_FILE = "openclaw-init.json"
+MEMORY_CORE_ENABLED = "plugins.entries.memory-core.enabled"
+SLOT_KEY = "plugins.slots.memory"
+# memory-core's own cron jobs (2026.9: "Memory Dreaming Promotion") carry this declaration key
+MEMORY_CORE_JOB_PREFIX = "memory-core:"
 DEFAULT_SCHEDULE = "0 3 * * *"
 # OpenClaw's bootstrap limits when the config sets none (per file / all files, characters)
 BOOTSTRAP_MAX_CHARS = 20_000
@@ -237,9 +241,21 @@ def desired_settings(cli: OpenClawCLI | None, config: dict, *,
     for dotted, value in _flatten(f"{entry}.config", plugin_defaults(timezone)):
         if dig(config, dotted) is _MISSING:
             wanted[dotted] = value
+    # zettelclaw is the only memory: on 2026.9 memory-core stays loaded beside the slot for its
+    # dreaming job (same-named tools, a job that rewrites MEMORY.md); disabled, it is not loaded
+    # at all. 2026.2's `plugins install` of a memory plugin writes the same key.
+    wanted[MEMORY_CORE_ENABLED] = False
     wanted["agents.defaults.compaction.memoryFlush.enabled"] = False
     wanted["hooks.internal.entries.session-memory.enabled"] = False
     return wanted
+
+
+# why doctor wants a setting, when its key alone does not say
+SETTING_WHY = {
+    "plugins.entries.memory-core.enabled": (
+        "memory-core loaded beside zettelclaw registers memory_search/memory_get too and "
+        "schedules its dreaming job, which rewrites MEMORY.md"),
+}
 
 
 # --------------------------------------------------------------------------- the plan
@@ -361,11 +377,21 @@ class Installer:
     def plan_init(self) -> Report:
         report = Report()
         self._plan_log_dir(report)
-        self._plan_plugin(report)
-        self._plan_settings(report)
+        if self.cli is not None and self.modern and not self.plugin_linked():
+            # 2026.9 hot-loads the plugin as soon as `plugins install` enables it: its
+            # conversation-access flag (and everything else but the slot, which needs the plugin
+            # known) goes in one write BEFORE that, so before_prompt_build is never blocked
+            self._plan_settings(report, skip=(SLOT_KEY,))
+            self._plan_plugin(report)
+            self._plan_settings(report, only=(SLOT_KEY,))  # `plugins install` sets it itself
+        else:
+            self._plan_plugin(report)
+            self._plan_settings(report)
         self._plan_skill(report)
         self._plan_markers(report)
         self._plan_cron(report)
+        self._plan_memory_core_jobs(report)
+        self._plan_exec_approval(report)
         return report
 
     def _plan_log_dir(self, report: Report) -> None:
@@ -394,9 +420,13 @@ class Installer:
             report.add(Step(f"link the plugin {self.plugin_dir} (plugins.load.paths)",
                             done=linked, apply=self._link_plugin_in_file))
 
-    def _plan_settings(self, report: Report) -> None:
-        wanted = desired_settings(self.cli, self.config, version=self.version,
-                                  timezone=self.tz())
+    def _plan_settings(self, report: Report, *, skip: tuple[str, ...] = (),
+                       only: tuple[str, ...] | None = None) -> None:
+        wanted = {k: v for k, v in desired_settings(self.cli, self.config, version=self.version,
+                                                    timezone=self.tz()).items()
+                  if k not in skip and (only is None or k in only)}
+        if not wanted:
+            return
         pending = {k: v for k, v in wanted.items() if dig(self.config, k) != v}
         for key, value in wanted.items():
             report.add(Step(f"set {key} = {json.dumps(value)}", done=key not in pending))
@@ -451,6 +481,53 @@ class Installer:
             *("  " + line for line in self.crontab_line().splitlines()),
         ])
         report.add(Step(what, manual=todo))
+
+    def memory_core_jobs(self) -> list[dict]:
+        """memory-core's own scheduled jobs (2026.9's dreaming), as the gateway lists them."""
+        return [j for j in (self.cron_jobs() or []) if isinstance(j, dict) and str(
+            j.get("declarationKey", "")).startswith(MEMORY_CORE_JOB_PREFIX)]
+
+    def _plan_memory_core_jobs(self, report: Report) -> None:
+        """A dreaming job memory-core scheduled before it was disabled stays in the gateway's
+        cron store (a disabled plugin reconciles nothing) and would still fire at night: remove
+        it. memory-core schedules it again itself when ``--undo`` enables it."""
+        for job in self.memory_core_jobs():
+            job_id = str(job.get("id") or job.get("jobId"))
+            report.add(Step(f"remove memory-core's job {job.get('name')!r} (it rewrites MEMORY.md "
+                            f"and calls the model): openclaw cron rm {job_id}",
+                            apply=lambda j=job_id: self.cli.run("cron", "rm", j)))
+
+    # ---- 2026.2: the nightly agent turn runs `zettelclaw brief` with its exec tool
+
+    def approval_agent(self) -> str:
+        """The agent whose isolated turn runs the briefing job (OpenClaw's default agent)."""
+        return paths.default_agent()
+
+    def _plan_exec_approval(self, report: Report) -> None:
+        if self.modern:
+            return  # 2026.9 runs the job as a command, no agent turn, no exec approval
+        exe = zettelclaw_executable()
+        agent = self.approval_agent()
+        args = ["approvals", "allowlist", "add", "--agent", agent, exe]
+        what = (f"let the nightly job run {exe} without an approval prompt: "
+                f"openclaw {_join(args)}")
+        if exec_allowed(agent, exe):
+            report.add(Step(what, done=True))
+        elif self.cli is None:
+            report.add(Step(what, manual=f"run `openclaw {_join(args)}` once OpenClaw's CLI is "
+                                         "installed"))
+        else:
+            report.add(Step(what, apply=lambda: self._allow_exec(agent, exe, args)))
+
+    def _allow_exec(self, agent: str, exe: str, args: list[str]) -> None:
+        self.cli.run(*args)
+        record_path = paths.log_dir() / UNDO_FILE
+        record = _load_record(record_path)
+        added = record.setdefault("execAllowlist", [])
+        if {"agent": agent, "pattern": exe} not in added:
+            added.append({"agent": agent, "pattern": exe})
+        ensure_private_dir(record_path.parent)
+        atomic_write(record_path, json.dumps(record, indent=2) + "\n")
 
     # ---- the no-CLI path: edit the JSON5 file after a backup
 
@@ -547,6 +624,17 @@ class Installer:
             if not done:  # the first pending step carries the one write
                 step.apply = (lambda: self._restore(restore)) if first else _nothing
                 first = False
+        for added in record.get("execAllowlist", []):
+            agent, pattern = str(added.get("agent")), str(added.get("pattern"))
+            args = ["approvals", "allowlist", "remove", "--agent", agent, pattern]
+            present = exec_allowlist_has(agent, pattern)
+            if self.cli is None:
+                report.add(Step(f"remove the exec allowlist entry {pattern} ({agent})",
+                                done=not present, manual=f"run `openclaw {_join(args)}`"))
+            else:
+                report.add(Step(f"remove the exec allowlist entry init added: openclaw "
+                                f"{_join(args)}", done=not present,
+                                apply=lambda a=args: self.cli.run(*a)))
         dest = self.skill_dest()
         report.add(Step(f"remove the skill {_tilde(dest)}", done=not dest.exists(),
                         apply=lambda: _remove_skill(dest)))
@@ -591,6 +679,47 @@ class Installer:
 
 def _nothing() -> None:
     pass
+
+
+def exec_approvals_path() -> Path:
+    """OpenClaw's exec approvals on this host (2026.2: always ``~/.openclaw/``, whatever the
+    state dir)."""
+    return paths.home_dir() / ".openclaw" / "exec-approvals.json"
+
+
+def _approvals() -> dict:
+    data = _load_record(exec_approvals_path())
+    agents = data.get("agents")
+    return agents if isinstance(agents, dict) else {}
+
+
+def exec_allowlist_has(agent: str, pattern: str) -> bool:
+    """Whether ``agent``'s allowlist holds exactly ``pattern`` (OpenClaw compares it lower-case)."""
+    entries = (_approvals().get(agent) or {}).get("allowlist") or []
+    return any(isinstance(e, dict) and str(e.get("pattern", "")).strip().lower()
+               == pattern.strip().lower() for e in entries)
+
+
+def exec_allowed(agent: str, exe: str) -> bool:
+    """Whether ``agent`` (or every agent, ``*``) may run ``exe`` without a prompt: an allowlist
+    pattern (a case-insensitive glob over the resolved path) matches it, or its exec security is
+    ``full``."""
+    import fnmatch
+
+    approvals = _approvals()
+    target = exe.lower()
+    for key in (agent, "*"):
+        scope = approvals.get(key)
+        if not isinstance(scope, dict):
+            continue
+        if scope.get("security") == "full":
+            return True
+        for entry in scope.get("allowlist") or []:
+            pattern = str(entry.get("pattern", "")) if isinstance(entry, dict) else ""
+            pattern = os.path.expanduser(pattern.strip()).lower()
+            if pattern and (pattern == target or fnmatch.fnmatchcase(target, pattern)):
+                return True
+    return False
 
 
 def apply(report: Report) -> None:
@@ -731,14 +860,10 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
             add(Check(key, "ok", json.dumps(value)))
         else:
             shown = "unset" if current is _MISSING else json.dumps(current)
-            add(Check(key, "fail", f"is {shown}, should be {json.dumps(value)}",
+            why = f" ({SETTING_WHY[key]})" if key in SETTING_WHY else ""
+            add(Check(key, "fail", f"is {shown}, should be {json.dumps(value)}{why}",
                       f"openclaw config set {key} {shlex.quote(json.dumps(value))} "
                       f"(or {rerun})"))
-    for other in ("memory-core",):
-        if dig(config, f"plugins.entries.{other}.enabled") is True and \
-                dig(config, "plugins.slots.memory") == PLUGIN_ID:
-            add(Check(f"{other} disabled", "warn", f"plugins.entries.{other}.enabled is true",
-                      f"openclaw config unset plugins.entries.{other}.enabled"))
 
     dest, source = inst.skill_dest(), inst.skill_src
     if not dest.is_file():
@@ -768,14 +893,15 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
         add(Check("briefing job", "warn", "cannot ask the gateway (is it running?)",
                   "start the gateway and run `zettelclaw doctor` again"))
 
-    dreaming = [j for j in (inst.cron_jobs() or [])
-                if str(j.get("declarationKey", "")).startswith("memory-core:") and j.get("enabled")]
-    if dreaming and dig(config, "plugins.slots.memory") == PLUGIN_ID:
-        add(Check("memory-core dreaming", "warn",
+    dreaming = [j for j in inst.memory_core_jobs() if j.get("enabled") is not False]
+    if dreaming and dig(config, SLOT_KEY) == PLUGIN_ID:
+        job_id = dreaming[0].get("id") or dreaming[0].get("jobId")
+        add(Check("memory-core dreaming", "fail",
                   f"memory-core's job {dreaming[0].get('name')!r} is still scheduled; it calls "
-                  "the model and writes MEMORY.md beside the briefing",
-                  "openclaw config set plugins.entries.memory-core.config.dreaming.enabled "
-                  "false"))
+                  "the model at night and rewrites MEMORY.md, where the briefing lives",
+                  f"openclaw cron rm {job_id} (or {rerun} with the gateway running)"))
+    if not inst.modern:
+        add(_exec_approval_check(inst))
 
     if shutil.which("zettelclaw") is None:
         configured = dig(config, f"plugins.entries.{PLUGIN_ID}.config.command")
@@ -793,6 +919,20 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
     except ZettelclawError as exc:
         add(Check("extraction", "fail", str(exc), None))
     return checks
+
+
+def _exec_approval_check(inst: Installer) -> Check:
+    """2026.2: the briefing job is an agent turn whose exec call needs approval unless the
+    executable is allowlisted; with nobody to approve it at night, MEMORY.md is never written."""
+    exe = zettelclaw_executable()
+    agent = inst.approval_agent()
+    if exec_allowed(agent, exe):
+        return Check("nightly exec approval", "ok", f"agent {agent} may run {exe} unattended")
+    return Check("nightly exec approval", "fail",
+                 f"the briefing job's exec call of {exe} waits for an approval nobody gives at "
+                 f"night (not in {_tilde(exec_approvals_path())} for agent {agent})",
+                 f"openclaw approvals allowlist add --agent {shlex.quote(agent)} "
+                 f"{shlex.quote(exe)} (or run `zettelclaw init`)")
 
 
 PLUGIN_HOOKS = ("session_end", "before_reset", "gateway_start", "before_prompt_build")
