@@ -7,7 +7,10 @@ reaches the log through the plugin (2026.2 starts a new sessionId and renames th
 transcript; the plugin's gateway_start sweep finds it), the next turn's prompt carries the
 handoff (before_prompt_build works there without any conversation-access gate), and the model's
 memory_search call gets log entries back (2026.2 still has the builtin memory tools; with no
-embedding provider configured they answer nothing, and zettelclaw's results stand).
+embedding provider configured they answer nothing, and zettelclaw's results stand). The night:
+init allowlists exactly the zettelclaw executable for the default agent's exec, so the briefing
+job's isolated agent turn (the fake model calls exec with the job's command) writes MEMORY.md
+with nobody there to approve it; doctor checks it, and `--undo` removes that entry.
 
 Not covered here, because 2026.2 does not fire the hooks on these paths: `before_reset` and
 `session_end` on a reset through `openclaw agent --message /new` or the `sessions.reset` RPC,
@@ -21,7 +24,7 @@ import json
 
 import pytest
 
-from tests.e2e.harness import OpenClawHome, base_config, toolchain
+from tests.e2e.harness import VENV_BIN, OpenClawHome, base_config, toolchain
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_openai import FakeOpenAI, message_text
 
@@ -78,6 +81,10 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
     assert len(briefing) == 1
     assert briefing[0]["sessionTarget"] == "isolated"
     assert "zettelclaw brief" in briefing[0]["payload"]["message"]
+    # the job's exec call runs unattended: exactly the zettelclaw executable is allowlisted
+    exe = str(VENV_BIN / "zettelclaw")
+    approvals = json.loads((home.state / "exec-approvals.json").read_text())
+    assert [e["pattern"] for e in approvals["agents"]["main"]["allowlist"]] == [exe]
 
     _turn(home, "fig-93: which JS tool?")
     # 2026.2.22 runs the plugin's before_reset/session_end only in the channel reply pipeline,
@@ -108,5 +115,29 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
     assert tool_results, "the model's memory_search call got no result"
     assert "Bun for all JS tooling" in message_text(tool_results[-1])
 
+    # the night: the briefing job's isolated agent turn calls exec with the job's command (as a
+    # model following its message would) and, with nobody there to approve it, it runs
+    command = briefing[0]["payload"]["message"].rsplit(": ", 1)[1]
+    assert command.startswith(exe)
+    openai.script.rules.insert(0, {"when": "zettelclaw brief", "tool": "exec",
+                                   "arguments": {"command": command}, "times": 1})
+    home.openclaw("cron", "run", briefing[0]["id"], timeout=180)
+    memory = home.workspace / "MEMORY.md"
+    text = home.wait_for(lambda: "tooling" in memory.read_text().split(
+        "<!-- BEGIN GENERATED BRIEFING -->")[1] and memory.read_text(), 180,
+        "the nightly briefing in MEMORY.md")
+    assert "Bun for all JS tooling" in text
+    results = [message_text(m) for r in openai.chat_requests() for m in r["messages"]
+               if m["role"] == "tool"]
+    assert not [r for r in results if "Approval required" in r]
+
     report = json.loads(home.zettelclaw("doctor", "--json", check=False).stdout)
     assert report["ok"] is True, report
+    checks = {c["name"]: c["status"] for c in report["checks"]}
+    assert checks["nightly exec approval"] == "ok"
+
+    # --undo takes out the allowlist entry init added, and nothing else of the user's
+    home.zettelclaw("init", "--undo")
+    approvals = json.loads((home.state / "exec-approvals.json").read_text())
+    assert not [e for a in approvals.get("agents", {}).values()
+                for e in a.get("allowlist", []) if e["pattern"] == exe]

@@ -6,6 +6,13 @@ next turn's model request carries the handoff, the model calls memory_search and
 entries back, the nightly briefing job exists and writes MEMORY.md when run, and SIGTERM
 still leaves the last conversation extracted.
 
+All on OpenClaw's defaults (cron, dreaming and Tool Search on), zettelclaw is the only memory:
+memory-core is disabled and never schedules its dreaming job, no tool-name conflict is logged,
+the memory_search/memory_get the model is given are zettelclaw's (memory_get answers an entry
+id), and the generated block of MEMORY.md survives every job of the night. `init --undo` gives
+memory-core (and its dreaming job) back; `init` on a running gateway then enables the plugin
+without its before_prompt_build ever being loaded blocked, and removes the dreaming job again.
+
 OpenClaw's model is tests/fake_openai.py, zettelclaw's is tests/fake_anthropic.py; the
 toolchain comes from scripts/openclaw-env.sh (cached). `make e2e` runs this file alone.
 """
@@ -93,6 +100,8 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     cfg = home.config()
     assert cfg["plugins"]["slots"]["memory"] == "zettelclaw"
     assert cfg["plugins"]["entries"]["zettelclaw"]["hooks"]["allowConversationAccess"] is True
+    # zettelclaw is the only memory: memory-core (kept loaded for dreaming otherwise) is off
+    assert cfg["plugins"]["entries"]["memory-core"]["enabled"] is False
     assert cfg["agents"]["defaults"]["compaction"]["memoryFlush"]["enabled"] is False
     assert cfg["hooks"]["internal"]["entries"]["session-memory"]["enabled"] is False
     assert (home.workspace / "MEMORY.md").read_text().count("GENERATED BRIEFING") == 2
@@ -124,6 +133,8 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     assert briefing[0]["payload"]["kind"] == "command"
     assert briefing[0]["payload"]["argv"][-1].endswith("zettelclaw brief")
     assert briefing[0]["delivery"]["mode"] == "none"
+    # memory-core never scheduled its dreaming job (it rewrites MEMORY.md at night)
+    assert not [j for j in jobs if str(j.get("declarationKey", "")).startswith("memory-core:")]
 
     # first conversation, then /new: before_reset hands the conversation to extraction
     reply = _turn(home, f"{FIRST}: let's settle the webhook retry policy")
@@ -151,6 +162,21 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     tool_results = [m for r in requests for m in r["messages"] if m["role"] == "tool"]
     assert tool_results, "the model's memory_search call got no result"
     assert "Queue-based retries with exponential backoff" in message_text(tool_results[-1])
+    # the memory tools the model is given are zettelclaw's, not memory-core's same-named ones
+    given = {t["function"]["name"]: t["function"].get("description", "")
+             for t in requests[0]["tools"]}
+    assert given["memory_search"].startswith("Search your memory: the structured log")
+    assert given["memory_get"].startswith("Read one thing from memory: a log entry by its id")
+    # memory_get answers a zettelclaw entry id
+    decision = next(e for e in home.log_entries() if e["type"] == "decision")
+    openai.script.rules.insert(0, {"when": "open that entry", "tool": "memory_get",
+                                   "arguments": {"path": decision["id"]}, "times": 1})
+    seen = len(openai.chat_requests())
+    _turn(home, f"{SECOND}: please open that entry")
+    got = [m for r in openai.chat_requests()[seen:] for m in r["messages"]
+           if m["role"] == "tool"]
+    assert got and decision["id"] in message_text(got[-1])
+    assert "Queue-based retries with exponential backoff" in message_text(got[-1])
 
     # the briefing job, run now, writes the generated block of MEMORY.md
     home.openclaw("cron", "run", briefing[0]["id"], "--wait", "--wait-timeout", "120s",
@@ -160,6 +186,21 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
         and (home.workspace / "MEMORY.md").read_text(), 60, "the briefing in MEMORY.md")
     block = memory.split("<!-- BEGIN GENERATED BRIEFING -->")[1]
     assert "webhooks" in block.split("<!-- END GENERATED BRIEFING -->")[0]
+
+    # the rest of the night: every other job OpenClaw scheduled by default runs too, and the
+    # briefing block survives it (memory-core's dreaming would rewrite MEMORY.md)
+    others = [j for j in home.json_of(home.openclaw("cron", "list", "--all", "--json"))["jobs"]
+              if j["id"] != briefing[0]["id"]]
+    assert others, "OpenClaw's default jobs are gone: the night is not the default one"
+    for job in others:
+        home.openclaw("cron", "run", job["id"], "--wait", "--wait-timeout", "120s",
+                      timeout=180, check=False)
+    after = (home.workspace / "MEMORY.md").read_text()
+    assert after.count("GENERATED BRIEFING") == 2
+    assert "webhooks" in after.split("<!-- BEGIN GENERATED BRIEFING -->")[1]
+    gateway_log = home.gateway_log.read_text(errors="replace")
+    assert "[memory] sync failed" not in gateway_log
+    assert "tool name conflict" not in gateway_log
 
     # SIGTERM: the gateway exits and the last conversation is still extracted
     home.stop_gateway(signal.SIGTERM)
@@ -171,3 +212,35 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     doctor = home.zettelclaw("doctor", "--json", check=False)
     report = json.loads(doctor.stdout)
     assert report["ok"] is True, report
+    assert "tool name conflict" not in home.gateway_log.read_text(errors="replace")
+
+    # --undo gives memory-core back as it was (on, with its dreaming job) ...
+    home.start_gateway()
+    home.zettelclaw("init", "--undo")
+    cfg = home.config()
+    assert cfg["plugins"]["slots"]["memory"] == "memory-core"
+    assert "enabled" not in cfg["plugins"]["entries"].get("memory-core", {})
+    home.wait_for(lambda: [j for j in home.json_of(home.openclaw(
+        "cron", "list", "--all", "--json"))["jobs"] if j["name"] == "Memory Dreaming Promotion"],
+        120, "memory-core's dreaming job after --undo", interval=5)
+
+    # ... and init on a running gateway enables the plugin with its conversation-access flag
+    # already set (one change: before_prompt_build is never loaded blocked), removes the
+    # dreaming job again
+    mark = len(home.gateway_log.read_text(errors="replace"))
+    home.zettelclaw("init")
+    home.wait_for(lambda: "zettelclaw" in home.json_of(home.openclaw(
+        "plugins", "inspect", "zettelclaw", "--runtime", "--json"))["plugin"]["id"], 60,
+        "the plugin back")
+    jobs = home.json_of(home.openclaw("cron", "list", "--all", "--json"))["jobs"]
+    assert not [j for j in jobs if str(j.get("declarationKey", "")).startswith("memory-core:")]
+    later = home.gateway_log.read_text(errors="replace")[mark:]
+    assert 'typed hook "before_prompt_build" blocked' not in later
+    # the gateway reloads each config write: the one that loads the plugin (plugins.load) comes
+    # after the one with its settings, none after it
+    reloads = [line.split("evaluating reload", 1)[1] for line in later.splitlines()
+               if "config change detected" in line]
+    loaded = next(i for i, paths in enumerate(reloads) if "plugins.load" in paths)
+    assert any("plugins.entries.zettelclaw" in paths for paths in reloads[:loaded]), reloads
+    assert not any("plugins.entries.zettelclaw" in paths for paths in reloads[loaded:]), reloads
+    home.stop_gateway()
