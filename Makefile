@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test unit e2e node-test bench lint stress clean
+.PHONY: demo test unit e2e e2e-toolchain node-test bench lint stress clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
-test: $(STAMP)
+test: $(STAMP) e2e-toolchain
 	$(PY) -m pytest -q
 	$(MAKE) --no-print-directory node-test
 
@@ -26,8 +26,25 @@ unit: $(STAMP)
 node-test:
 	node --test hooks/openclaw-plugin/test/*.test.js
 
-e2e: $(STAMP)
+e2e: $(STAMP) e2e-toolchain
 	$(PY) -m pytest -q -m e2e
+
+# The end-to-end tests' toolchain: Node 24 and OpenClaw 2026.9.6 and 2026.2.22 from the npm
+# registry, about 2.2 GB in the cache below, fetched once (several minutes) and reused. Fetched
+# here, before pytest, so what is fetched, where and how far it got shows on the terminal (inside
+# pytest it would be captured); silent when the cache is complete. Without npm the e2e tests skip.
+E2E_VERSIONS := 2026.9.6 2026.2.22
+E2E_CACHE    ?= $(or $(ZETTELCLAW_E2E_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/zettelclaw-e2e)
+e2e-toolchain:
+	@command -v npm >/dev/null || exit 0; \
+	missing=; for v in $(E2E_VERSIONS); do \
+	  [ -f "$(E2E_CACHE)/openclaw-$$v/.complete" ] || missing="$$missing $$v"; done; \
+	[ -z "$$missing" ] || echo "e2e toolchain: fetching OpenClaw$$missing (and Node 24 if missing)" \
+	  "from the npm registry into $(E2E_CACHE): about 2.2 GB in all, once, several minutes." \
+	  "To run the tests without it: make unit"; \
+	for v in $(E2E_VERSIONS); do \
+	  ZETTELCLAW_E2E_CACHE="$(E2E_CACHE)" bash scripts/openclaw-env.sh $$v >/dev/null || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -27,20 +27,37 @@ esac
 
 mkdir -p "$CACHE"
 
-# npm_install DEST SPEC [OVERRIDES_JSON]: install SPEC into DEST atomically (skip when DEST is
-# complete). OVERRIDES_JSON goes to package.json "overrides".
+# npm_install DEST SPEC SIZE [OVERRIDES_JSON]: install SPEC into DEST atomically (skip when DEST
+# is complete), saying on stderr what is fetched, where, about how big (SIZE, as measured) and,
+# every 15 s, how far it got. OVERRIDES_JSON goes to package.json "overrides".
 TMP_INSTALL=""
-trap '[ -n "$TMP_INSTALL" ] && rm -rf "$TMP_INSTALL"' EXIT
+PROGRESS=""
+cleanup() {
+  [ -n "$PROGRESS" ] && kill "$PROGRESS" 2>/dev/null
+  [ -n "$TMP_INSTALL" ] && rm -rf "$TMP_INSTALL"
+  return 0
+}
+trap cleanup EXIT
 npm_install() {
-  local dest="$1" spec="$2" overrides="${3:-{\}}" tmp
+  local dest="$1" spec="$2" size="$3" overrides="${4:-{\}}" tmp started
   [ -f "$dest/.complete" ] && return 0
   tmp="$(mktemp -d "$CACHE/.install.XXXXXX")"
   TMP_INSTALL="$tmp"
-  echo "openclaw-env: installing $spec into $dest" >&2
+  echo "openclaw-env: fetching $spec (about $size on disk) from the npm registry into $dest" \
+       "(once; \`make unit\` runs the tests without it)" >&2
   printf '{"name":"zettelclaw-e2e-toolchain","private":true,"overrides":%s}\n' "$overrides" \
     > "$tmp/package.json"
+  started=$SECONDS
+  ( while sleep 15; do
+      echo "openclaw-env:   $spec: $(du -sm "$tmp" 2>/dev/null | cut -f1) MB of about $size," \
+           "$((SECONDS - started)) s" >&2
+    done ) &
+  PROGRESS=$!
   (cd "$tmp" && npm install --no-audit --no-fund --no-save --ignore-scripts --prefer-offline \
       --loglevel=error "$spec" >&2)
+  kill "$PROGRESS" 2>/dev/null; wait "$PROGRESS" 2>/dev/null || true
+  PROGRESS=""
+  echo "openclaw-env:   $spec done in $((SECONDS - started)) s" >&2
   touch "$tmp/.complete"
   rm -rf "$dest"
   mv "$tmp" "$dest"
@@ -48,18 +65,19 @@ npm_install() {
 }
 
 NODE_DIR="$CACHE/node-$NODE_VERSION"
-npm_install "$NODE_DIR" "$NODE_PKG@$NODE_VERSION"
+npm_install "$NODE_DIR" "$NODE_PKG@$NODE_VERSION" "190 MB"
 NODE_BIN="$NODE_DIR/node_modules/$NODE_PKG/bin/node"
 [ -x "$NODE_BIN" ] || { echo "openclaw-env: $NODE_BIN missing" >&2; exit 1; }
 
 OC_DIR="$CACHE/openclaw-$OPENCLAW_VERSION"
 OVERRIDES='{}'
+SIZE="650 MB"   # node_modules of openclaw 2026.9.6, as measured
 case "$OPENCLAW_VERSION" in
   # 2026.2's WhatsApp stack (baileys) pulls libsignal from GitHub; only the npm registry is
   # reachable here, and the tests never load that channel: take the registry's libsignal.
-  2026.2.*) OVERRIDES='{"libsignal":"npm:libsignal@6.0.0"}' ;;
+  2026.2.*) OVERRIDES='{"libsignal":"npm:libsignal@6.0.0"}'; SIZE="1.3 GB" ;;
 esac
-npm_install "$OC_DIR" "openclaw@$OPENCLAW_VERSION" "$OVERRIDES"
+npm_install "$OC_DIR" "openclaw@$OPENCLAW_VERSION" "$SIZE" "$OVERRIDES"
 
 ENTRY="$OC_DIR/node_modules/openclaw/openclaw.mjs"
 [ -f "$ENTRY" ] || { echo "openclaw-env: $ENTRY missing" >&2; exit 1; }
