@@ -277,3 +277,18 @@ def test_no_key_waits_then_a_stored_key_extracts_it(cli, fake_anthropic, auth_se
         assert secret not in path.read_text(errors="replace"), path
     for text in outputs:
         assert secret not in text
+
+
+def test_doctor_says_waiting_sessions_can_go_once_a_key_is_found(cli, auth_session,  # noqa: F811
+                                                                 state, log_dir):
+    assert cli("extract", "--session-id", SID).exit_code == 1  # no key: the session waits
+    (state / ".env").write_text(f"ANTHROPIC_API_KEY={ENV_FILE_KEY}\n")
+    doctor = cli("doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["model key"]["status"] == "ok"
+    assert checks["model key"]["detail"].startswith("API key from OpenClaw's env file")
+    assert checks["waiting for a key"]["status"] == "warn"
+    assert checks["waiting for a key"]["fix"] == "zettelclaw sweep"
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["waitingForKey"]["keyFound"].startswith("API key from OpenClaw's env file")
+    assert ENV_FILE_KEY not in doctor.stdout + json.dumps(stats)

@@ -815,7 +815,7 @@ def model_key_checks() -> list[Check]:
                       f"store: extraction cannot run{waiting_text}{notes}", fix_text())]
     out = [Check("model key", "ok", str(found.credential))]
     if waits["sessions"]:
-        out.append(Check("extraction", "warn",
+        out.append(Check("waiting for a key", "warn",
                          f"{waits['sessions']} session(s) waiting for a model key since "
                          f"{waits['since']}", "zettelclaw sweep"))
     return out
