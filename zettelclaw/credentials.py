@@ -109,7 +109,11 @@ def lookup(agent: str | None = None) -> Lookup:
             if isinstance(value, str) and value.strip() and "${" not in value:
                 return Lookup(Credential(kind, value.strip(),
                                          f"OpenClaw's config ({where})"), notes)
-    agent = agent or paths.default_agent()
+    if not agent:
+        try:
+            agent = paths.default_agent()
+        except Exception:  # noqa: BLE001 - the unreadable config is already a note
+            agent = "main"
     found = _from_store(agent, config, notes)
     return Lookup(found, notes)
 
