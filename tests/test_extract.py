@@ -426,9 +426,12 @@ def test_missing_key_fails_clearly_and_is_not_held_against_the_session(cli, auth
                                                                          log_dir):
     result = cli("extract", "--session-id", SID)
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error: ANTHROPIC_API_KEY is not set")
+    assert result.stderr.startswith("Error: no Anthropic key found: ANTHROPIC_API_KEY is not set")
+    assert "openclaw models auth paste-token --provider anthropic" in result.stderr
     state = read_state(log_dir)
     assert state["failedSessions"] == {} and state["claims"] == {}
+    assert SID not in state["extractedSessions"]
+    assert state["waitingForKey"]["sessions"][SID]["agent"] == "main"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -291,16 +291,17 @@ def test_bad_openclaw_path_is_a_usage_error(cli, zc_env):
     assert "/nonexistent/openclaw" in result.stderr
 
 
-def test_doctor_before_and_after_init(cli, openclaw, zc_env):
+def test_doctor_before_and_after_init(cli, openclaw, zc_env, monkeypatch):
     before = cli("doctor", "--json")
     assert before.exit_code == 1
     report = json.loads(before.stdout)
     failing = {c["name"] for c in report["checks"] if c["status"] == "fail"}
     assert {"log directory", "plugin installed", "plugins.slots.memory", "skill",
-            "briefing markers"} <= failing
+            "briefing markers", "model key"} <= failing
     assert all(c.get("fix") for c in report["checks"] if c["status"] == "fail")
 
     assert cli("init").exit_code == 0
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-doctor-test-key")
     after = cli("doctor", "--json")
 
     report = json.loads(after.stdout)

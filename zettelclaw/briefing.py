@@ -33,8 +33,8 @@ items from their tails (the least busy, the oldest), the longest section first, 
 keeps a fair share; a last line says how many items of which kind were left out and which
 ``zettelclaw search`` lists them.
 
-Without a model (``--no-llm``, or no ANTHROPIC_API_KEY) everything but new contradiction flags
-is the same: the sections never depend on the model.
+Without a model (``--no-llm``, or no key: see ``credentials.py``) everything but new
+contradiction flags is the same: the sections never depend on the model.
 """
 
 from __future__ import annotations
@@ -776,6 +776,12 @@ def _marker_error(memory: Path, exc: MarkerError) -> ZettelclawError:
                        f"'{END_MARKER}' line, then run `zettelclaw brief` again (nothing written)")
 
 
+def _no_key() -> bool:
+    from .credentials import find
+
+    return find() is None
+
+
 def build(options: Options, log_path: Path | None = None) -> Result:
     """Everything ``brief`` would write, without writing it."""
     memory = _memory_path(options)
@@ -793,8 +799,9 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     judged: dict[str, dict] = {}
     flagged: list[str] = []
     usage = None
-    if options.use_model and not os.environ.get("ANTHROPIC_API_KEY"):
-        notes.append("ANTHROPIC_API_KEY is not set, so no new contradictions were looked for; "
+    if options.use_model and _no_key():
+        notes.append("ANTHROPIC_API_KEY is not set and OpenClaw stores no Anthropic key, so no "
+                     "new contradictions were looked for; "
                      "every other section is complete (--no-llm skips this note)")
     elif options.use_model and len(flags) < MAX_CONTRADICTIONS:
         pairs = candidates(snapshot, set(records))

@@ -766,6 +766,8 @@ class Extractor:
         except ZettelclawError as exc:
             from .model import MissingKeyError
 
+            if isinstance(exc, MissingKeyError) and not dry_run:
+                record_waiting({session_id: agent})
             if (dry_run or isinstance(exc, MissingKeyError)
                     or not isinstance(exc, ModelError) and not _transient(exc)):
                 raise
@@ -846,6 +848,7 @@ class Extractor:
                 state.extractedSessions[session_id] = {
                     "at": format_ts(now()), "entries": 0, "segments": 0, "cursor": cursor,
                     "tokens": Usage().as_dict(), "agent": agent, "key": key}
+            clear_waiting(state, session_id)
             _drop_claim(state, session_id, token)
 
     def _release(self, session_id: str, token: str) -> None:
@@ -933,6 +936,7 @@ def _finalize(state, session_id: str, record: dict) -> None:
         state.extractedSessions[session_id]["held"] = True
     state.section("pending").pop(session_id, None)
     state.failedSessions.pop(session_id, None)
+    clear_waiting(state, session_id)
     totals = state.section("usage")
     summed = Usage.from_dict(totals) + usage
     totals.update(summed.as_dict())
@@ -942,6 +946,25 @@ def _finalize(state, session_id: str, record: dict) -> None:
     claims = state.section("claims")
     for sid in [s for s, c in claims.items() if not claim_is_live(c) and s != session_id]:
         del claims[sid]
+
+
+def clear_waiting(state, session_id: str) -> None:
+    from .state import clear_waiting as clear
+
+    clear(state, session_id)
+
+
+def record_waiting(sessions: dict[str, str | None]) -> None:
+    """No model key: these sessions wait for one (state.json ``waitingForKey``); a later run
+    with a key extracts them. Best effort: the missing key is the error the caller reports."""
+    from .state import mark_waiting, transaction
+
+    try:
+        with transaction() as state:
+            mark_waiting(state, sessions, format_ts(now()))
+    except ZettelclawError as exc:
+        print(f"zettelclaw: could not record the sessions waiting for a key: "
+              f"{redact(str(exc))}", file=sys.stderr)
 
 
 def extract_session(session_id: str, **kwargs) -> Result:

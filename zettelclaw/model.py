@@ -6,7 +6,10 @@ Settings, first found wins:
 
 * model: ``extraction.model`` in the plugin config, default ``claude-sonnet-4-6``
   (``anthropic/claude-sonnet-4-6`` is accepted: OpenClaw writes model ids with a provider);
-* key: ``ANTHROPIC_API_KEY`` (a missing key is a clear :class:`ModelError`);
+* key: found by :mod:`zettelclaw.credentials` (the environment, OpenClaw's env file and config,
+  OpenClaw's credential store), read in place each run; an API key goes as ``x-api-key``, a
+  token (``ANTHROPIC_AUTH_TOKEN``, a setup-token or OAuth profile) as a bearer ``auth_token``;
+  none anywhere is a :class:`MissingKeyError` naming the fix;
 * base URL: ``ANTHROPIC_BASE_URL``, then ``extraction.baseUrl``, then the SDK's default;
 * timeout per attempt: ``ZETTELCLAW_MODEL_TIMEOUT``, ``extraction.timeoutSeconds``, 120 s;
 * retries: ``ZETTELCLAW_MODEL_RETRIES``, ``extraction.maxRetries``, 4.
@@ -41,7 +44,8 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 
 class MissingKeyError(ModelError):
-    """No API key: a set-up problem, not the session's fault (never recorded as a failure)."""
+    """No key anywhere: a set-up problem, not the session's fault. The session waits for a key
+    (``state.json`` ``waitingForKey``), never recorded as a failure."""
 
 
 @dataclass
@@ -126,7 +130,10 @@ def model_id(name: str | None) -> str:
 @dataclass
 class Settings:
     model: str = DEFAULT_MODEL
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    auth_token: str | None = field(default=None, repr=False)
+    key_source: str | None = None  # where the key was found (never the key)
+    key_notes: list = field(default_factory=list)
     base_url: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_RETRIES
@@ -139,9 +146,16 @@ class Settings:
         """Settings from the environment and ``plugins.entries.zettelclaw.config.<section>``."""
         config = paths.plugin_config().get(section)
         config = config if isinstance(config, dict) else {}
+        from .credentials import lookup
+
+        found = lookup()
+        credential = found.credential
         settings = cls(
             model=model_id(config.get("model")),
-            api_key=os.environ.get("ANTHROPIC_API_KEY") or None,
+            api_key=credential.value if credential and credential.kind == "api_key" else None,
+            auth_token=credential.value if credential and credential.kind == "token" else None,
+            key_source=str(credential) if credential else None,
+            key_notes=found.notes,
             base_url=os.environ.get("ANTHROPIC_BASE_URL") or config.get("baseUrl") or None,
             timeout=_setting("ZETTELCLAW_MODEL_TIMEOUT", config, "timeoutSeconds",
                              DEFAULT_TIMEOUT, float),
@@ -195,13 +209,18 @@ class Client:
 
     def __init__(self, settings: Settings | None = None):
         self.settings = settings or Settings.resolve()
-        if not self.settings.api_key:
-            raise MissingKeyError("ANTHROPIC_API_KEY is not set: extraction needs an Anthropic API "
-                             "key in the environment")
+        if not self.settings.api_key and not self.settings.auth_token:
+            from .credentials import fix_text
+
+            notes = "".join(f" ({note})" for note in self.settings.key_notes[:2])
+            raise MissingKeyError(f"no Anthropic key found: ANTHROPIC_API_KEY is not set, and "
+                                  f"OpenClaw's env file and auth store hold none for anthropic"
+                                  f"{notes}; {fix_text()}")
         import anthropic
 
         self._anthropic = anthropic
         self._sdk = anthropic.Anthropic(api_key=self.settings.api_key,
+                                        auth_token=self.settings.auth_token,
                                         base_url=self.settings.base_url,
                                         timeout=self.settings.timeout, max_retries=0)
 

@@ -909,6 +909,7 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
             add(Check("zettelclaw on PATH", "warn", "the plugin runs `zettelclaw` from PATH "
                       "and it is not there", f"openclaw config set plugins.entries.{PLUGIN_ID}"
                       f".config.command {shlex.quote(zettelclaw_executable())}"))
+    checks.extend(model_key_checks())
     try:
         from .state import State
 
@@ -933,6 +934,31 @@ def _exec_approval_check(inst: Installer) -> Check:
                  f"night (not in {_tilde(exec_approvals_path())} for agent {agent})",
                  f"openclaw approvals allowlist add --agent {shlex.quote(agent)} "
                  f"{shlex.quote(exe)} (or run `zettelclaw init`)")
+
+
+def model_key_checks() -> list[Check]:
+    """Is a model key findable (where, never what), and do sessions wait for one?"""
+    from .credentials import fix_text, lookup
+    from .state import State, waiting
+
+    found = lookup()
+    try:
+        waits = waiting(State.load())
+    except ZettelclawError:
+        waits = {"sessions": 0}  # an unreadable state.json is the extraction check's to report
+    waiting_text = (f"; {waits['sessions']} session(s) wait for it since {waits['since']}"
+                    if waits["sessions"] else "")
+    notes = "".join(f"; {note}" for note in found.notes[:2])
+    if found.credential is None:
+        return [Check("model key", "fail",
+                      f"no Anthropic key in the environment, OpenClaw's env file or its auth "
+                      f"store: extraction cannot run{waiting_text}{notes}", fix_text())]
+    out = [Check("model key", "ok", str(found.credential))]
+    if waits["sessions"]:
+        out.append(Check("waiting for a key", "warn",
+                         f"{waits['sessions']} session(s) waiting for a model key since "
+                         f"{waits['since']}", "zettelclaw sweep"))
+    return out
 
 
 PLUGIN_HOOKS = ("session_end", "before_reset", "gateway_start", "before_prompt_build")

@@ -91,6 +91,49 @@ def transaction():
         state.save()
 
 
+WAITING = "waitingForKey"
+
+
+def mark_waiting(state: State, sessions: dict[str, str | None], moment: str) -> None:
+    """Sessions (sessionId -> agent) that could not be extracted for want of a model key: they
+    wait, neither failed nor extracted, until a run with a key takes them. No secret here."""
+    section = state.section(WAITING)
+    table = section.get("sessions")
+    if not isinstance(table, dict):
+        table = section["sessions"] = {}
+    for session_id, agent in sessions.items():
+        record = table.get(session_id)
+        if not isinstance(record, dict):
+            table[session_id] = {"agent": agent, "since": moment}
+    if not isinstance(section.get("since"), str):
+        section["since"] = moment
+    section["lastTry"] = moment
+
+
+def clear_waiting(state: State, session_id: str) -> None:
+    """A session extracted (or found complete) no longer waits; the section goes with the last."""
+    section = state.__pydantic_extra__.get(WAITING)
+    if not isinstance(section, dict):
+        return
+    table = section.get("sessions")
+    if isinstance(table, dict):
+        table.pop(session_id, None)
+    if not table:
+        del state.__pydantic_extra__[WAITING]
+
+
+def waiting(state: State) -> dict:
+    """``{"sessions": n, "agents": [...], "since": ts|None, "ids": [...]}`` of the waiting ones."""
+    section = state.__pydantic_extra__.get(WAITING)
+    table = section.get("sessions") if isinstance(section, dict) else None
+    table = table if isinstance(table, dict) else {}
+    agents = sorted({r.get("agent") for r in table.values()
+                     if isinstance(r, dict) and isinstance(r.get("agent"), str)})
+    since = section.get("since") if isinstance(section, dict) and table else None
+    return {"sessions": len(table), "agents": agents,
+            "since": since if isinstance(since, str) else None, "ids": sorted(table)}
+
+
 def count(value) -> int:
     """A counter read from state.json; 0 when a hand edit left something else there."""
     return value if type(value) is int and value >= 0 else 0

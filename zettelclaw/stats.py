@@ -14,7 +14,7 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     from .log import Log
     from .model import Usage
     from .resolve import Resolution
-    from .state import State, count
+    from .state import State, count, waiting
 
     entries = [e for e in Log().entries()
                if agents is None or paths.entry_agent(e, default_agent) in agents]
@@ -28,7 +28,8 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     state = State.load()
     usage = state.section("usage")
     failed = state.failedSessions
-    return {
+    waits = waiting(state)
+    data = {
         "log": str(paths.log_path()),
         "agents": "all" if agents is None else sorted(agents),
         "entries": {
@@ -44,9 +45,23 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
             "failed": len(failed),
             "permanentlyFailed": sum(1 for f in failed.values() if f.get("permanent")),
             "inProgress": len(state.section("claims")),
+            "waitingForKey": waits["sessions"],
         },
         "tokens": {**Usage.from_dict(usage).as_dict(),
                    "extractions": count(usage.get("extractions")),
                    "briefings": count(usage.get("briefings"))},
     }
+    if waits["sessions"]:
+        data["waitingForKey"] = key_status(waits)
+    return data
+
+
+def key_status(waits: dict) -> dict:
+    """Sessions waiting for a model key, whether one is findable now, and what to do."""
+    from .credentials import find, fix_text
+
+    found = find()
+    return {"sessions": waits["sessions"], "agents": waits["agents"], "since": waits["since"],
+            "keyFound": str(found) if found else None,
+            "fix": "run `zettelclaw sweep` to extract them now" if found else fix_text()}
 

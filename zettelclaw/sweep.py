@@ -175,7 +175,15 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     if not candidates:
         return summary
     if not dry_run:
-        extractor.client  # noqa: B018  (made once here, not raced for by the threads)
+        from .model import MissingKeyError
+
+        try:
+            extractor.client  # noqa: B018  (made once here, not raced for by the threads)
+        except MissingKeyError:  # no key anywhere: the sessions wait for one, none failed
+            from .extract import record_waiting
+
+            record_waiting({c.ref.session_id: c.ref.agent_id for c in candidates})
+            raise
     if progress is None:
         progress = sys.stderr.isatty()
 

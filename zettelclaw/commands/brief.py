@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
 
         Sections: Active, Recent Decisions, Pending, Open Questions, Stale, Contradictions.
 
-        Only new contradiction flags need the model (without ANTHROPIC_API_KEY: a note).
+        Only new contradiction flags need the model (without a key anywhere: a note).
         Each agent's entries go into its own workspace's MEMORY.md; --workspace
         (OPENCLAW_WORKSPACE_DIR) names the default agent's, or that of the one --agent.
         """

@@ -21,7 +21,8 @@ def register(app: typer.Typer) -> None:
         """Check that OpenClaw uses zettelclaw as its memory and say how to fix what is not.
 
         Checks the log directory, plugin, config, skill, MEMORY.md markers and size against
-        OpenClaw's bootstrap limit, and the nightly briefing job. Exit 1 when something is wrong.
+        OpenClaw's bootstrap limit, the nightly briefing job, and that a model key is found
+        (where, never what; sessions waiting for one). Exit 1 when something is wrong.
         """
         from .. import openclaw as oc
         from ..render import emit_json

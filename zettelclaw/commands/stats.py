@@ -40,7 +40,17 @@ def register(app: typer.Typer) -> None:
             out.print(subjects)
         s, t = data["sessions"], data["tokens"]
         out.print(f"Sessions: {s['extracted']} extracted, {s['failed']} failed "
-                  f"({s['permanentlyFailed']} for good), {s['inProgress']} in progress")
+                  f"({s['permanentlyFailed']} for good), {s['inProgress']} in progress"
+                  + (f", {s['waitingForKey']} waiting for a model key"
+                     if s.get("waitingForKey") else ""))
+        wait = data.get("waitingForKey")
+        if wait:
+            now_found = (f"a key is found now ({wait['keyFound']})" if wait["keyFound"]
+                         else "no Anthropic key found")
+            out.print(f"[bold yellow]Waiting for a model key:[/bold yellow] "
+                      f"{wait['sessions']} session(s) not extracted since ",
+                      cell(wait["since"] or "?"), f" ({now_found}); fix: ", cell(wait["fix"]),
+                      sep="")
         out.print(f"Tokens: {t['input']:,} input, {t['output']:,} output, "
                   f"{t['cacheRead']:,} cache read, {t['cacheCreation']:,} cache write "
                   f"over {t.get('extractions', 0)} extraction(s) and "
