@@ -263,3 +263,18 @@ def test_init_on_a_log_in_use_keeps_taking_everything(cli, openclaw, log_dir):  
     result = cli("init")
     assert result.exit_code == 0, result.stderr
     assert "installedAt" not in state(log_dir) and "History" not in result.stdout
+
+
+def test_stats_and_doctor_mention_history_as_information(cli, openclaw, sessions,  # noqa: F811
+                                                         log_dir):
+    installed(log_dir)
+    assert cli("sweep").exit_code == 0
+    stats = cli("stats", "--json")
+    assert orjson.loads(stats.stdout)["history"]["installedAt"] is not None
+    doctor = orjson.loads(cli("doctor", "--json").stdout)
+    history = [c for c in doctor["checks"] if c["name"] == "history"]
+    assert history and history[0]["status"] == "ok"
+    assert history[0]["detail"].startswith("2 session(s), 4 conversation(s)")
+    assert cli("import", "--yes").exit_code == 0
+    doctor = orjson.loads(cli("doctor", "--json").stdout)
+    assert not [c for c in doctor["checks"] if c["name"] == "history"]

@@ -85,6 +85,22 @@ def init_line(installed: datetime | None) -> str | None:
             "runs; `zettelclaw import --dry-run` lists it, `zettelclaw import` brings it in.")
 
 
+def doctor_check():
+    """doctor's one line about history waiting for import (informational, never a problem);
+    None when there is no moment of install or nothing waits."""
+    from .errors import ZettelclawError
+    from .openclaw import Check
+
+    try:
+        found = survey()
+    except ZettelclawError:
+        return None
+    if not found.conversations:
+        return None
+    return Check("history", "ok", f"{found.line()} from before the install wait for "
+                 "`zettelclaw import` (`--dry-run` lists them)")
+
+
 def conversation_end(segment, ref=None) -> datetime:
     from .extract import segment_time
 

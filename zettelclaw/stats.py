@@ -45,6 +45,8 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
             "permanentlyFailed": sum(1 for f in failed.values() if f.get("permanent")),
             "inProgress": len(state.section("claims")),
         },
+        "history": {"installedAt": (state.__pydantic_extra__ or {}).get("installedAt"),
+                    "importedSessions": len(state.section("imported"))},
         "tokens": {**Usage.from_dict(usage).as_dict(),
                    "extractions": count(usage.get("extractions")),
                    "briefings": count(usage.get("briefings"))},

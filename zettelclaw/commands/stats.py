@@ -41,6 +41,11 @@ def register(app: typer.Typer) -> None:
         s, t = data["sessions"], data["tokens"]
         out.print(f"Sessions: {s['extracted']} extracted, {s['failed']} failed "
                   f"({s['permanentlyFailed']} for good), {s['inProgress']} in progress")
+        if data["history"]["installedAt"]:
+            h = data["history"]
+            out.print(f"History: conversations before the install ({h['installedAt']}) wait "
+                      f"for `zettelclaw import`; {h['importedSessions']} session(s) imported; "
+                      "`zettelclaw import --dry-run` lists what is left")
         out.print(f"Tokens: {t['input']:,} input, {t['output']:,} output, "
                   f"{t['cacheRead']:,} cache read, {t['cacheCreation']:,} cache write "
                   f"over {t.get('extractions', 0)} extraction(s) and "
