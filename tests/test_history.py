@@ -81,7 +81,7 @@ def test_the_sweep_takes_only_conversations_after_the_install(cli, sessions, fak
     assert result.exit_code == 0, result.stderr
     assert contents(log_dir) == ["about Postgres", "about auth migration"]
     assert len(fake_anthropic.message_requests) == 2
-    assert "2 session(s) hold history from before the install" in result.stdout
+    assert "1 session(s) also hold conversations from before the install" in result.stdout
     assert state(log_dir)["failedSessions"] == {}
     # nothing left to do for the automatic runs: history is not "to do"
     again = cli("sweep", "--dry-run")

@@ -20,9 +20,9 @@ fires ``gateway_start``, but the process (and its start time) stays the same, so
 conversation going on during the reload is after that time and still settles first.
 
 Conversations that ended before the moment of install are history (:mod:`zettelclaw.history`):
-a sweep leaves them alone (a session last updated before the install is not even read) and its
-summary says how many sessions hold some; :func:`import_history` brings them in with the same
-pool, progress bar and extractor.
+a sweep leaves them alone (a session last updated before the install is not even read; its
+summary counts the sessions it read that hold some); :func:`import_history` brings them in
+with the same pool, progress bar and extractor.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Summary:
     results: list[Result] = field(default_factory=list)
     planned: list[Candidate] = field(default_factory=list)
     dry_run: bool = False
-    history: int = 0  # sessions holding conversations from before the install, left alone
+    history: int = 0  # sessions read that hold conversations from before the install
 
     def add(self, result: Result) -> None:
         self.results.append(result)
@@ -80,8 +80,8 @@ class Summary:
                 f"{self.failed} failed; {self.entries} entries; tokens: {u.input} input, "
                 f"{u.output} output, {u.cache_read} cache read, {u.cache_creation} cache write")
         if self.history:
-            line += (f"; {self.history} session(s) hold history from before the install: "
-                     "`zettelclaw import --dry-run` lists it")
+            line += (f"; {self.history} session(s) also hold conversations from before the "
+                     "install, left for `zettelclaw import`")
         return line
 
     def as_dict(self) -> dict:
@@ -109,9 +109,9 @@ def _newer(stamp: str | None, updated: datetime | None) -> bool:
 
 
 def plan(*, agent: str | None = None, since: datetime | None = None,
-         retry_failed: bool = False) -> tuple[list[Candidate], int, int]:
-    """(sessions to look at, how many were skipped without reading them, how many of those
-    hold only history: last updated before the install, or an import's failure)."""
+         retry_failed: bool = False) -> tuple[list[Candidate], int]:
+    """(sessions to look at, how many were skipped without reading them; among them those
+    last updated before the install: only history can be in them)."""
     from . import transcripts
     from .state import State
 
@@ -120,7 +120,7 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
     marks = _log_marks()
     installed = state.install_moment()
     todo: list[Candidate] = []
-    skipped = history = 0
+    skipped = 0
     for ref in transcripts.list_sessions(agent, since):
         if not transcripts.in_scope(ref.session_key, prefixes):
             skipped += 1
@@ -130,7 +130,6 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
         if installed is not None and not record and (not failed or failed.get("history")) \
                 and ref.updated_at is not None and ref.updated_at < installed:
             skipped += 1  # nothing in it ended after the install: history, left for import
-            history += ref.session_id not in state.section("imported")
             continue
         if failed and failed.get("history"):
             failed = None  # the import's failure: retried by the import
@@ -146,7 +145,7 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
             continue
         todo.append(Candidate(ref, "more" if stamp else "new",
                               None if record else marks.get(ref.session_id)))
-    return todo, skipped, history
+    return todo, skipped
 
 
 def preview(candidate: Candidate) -> Result:
@@ -187,8 +186,8 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     conversations quiet since before it are extracted without waiting to settle."""
     extractor = extractor or Extractor()
     warm = _start_warm_up(extractor, dry_run)
-    candidates, skipped, history = plan(agent=agent, since=since, retry_failed=retry_failed)
-    summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run, history=history)
+    candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed)
+    summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run)
     if warm is not None:
         warm.join()
     if not candidates:
