@@ -124,6 +124,7 @@ def test_import_takes_exactly_the_history_each_once(cli, sessions, fake_anthropi
     result = cli("import", "--yes")
     assert result.exit_code == 0, result.stderr
     assert "Import: 4 conversation(s) from 2 session(s), 0 failed" in result.stdout
+    assert "importing" not in result.stderr  # no progress bar when not on a terminal
     assert len(fake_anthropic.message_requests) == 4
     assert contents(log_dir) == ["about Postgres", "about auth migration", "about gym",
                                  "about topic-1", "about topic-2", "about topic-3"]

@@ -80,6 +80,8 @@ def register(app: typer.Typer) -> None:
         def report(result) -> None:
             if result.status == "failed":
                 typer.echo(f"failed: {result.message}", err=True)
+            elif result.status == "busy":  # a hook is extracting it: run import again later
+                typer.echo(f"{result.message}; run `zettelclaw import` again", err=True)
 
         from ..sweep import import_history
 
