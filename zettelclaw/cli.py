@@ -88,6 +88,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     extract,
     get,
     handoff,
+    history,
     init,
     log,
     paths,
@@ -98,6 +99,6 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     write,
 )
 
-for _module in (search, get, handoff, log, write, subjects, extract, sweep, stats, brief, init,
-                doctor, paths):
+for _module in (search, get, handoff, log, write, subjects, extract, sweep, history, stats, brief,
+                init, doctor, paths):
     _module.register(app)

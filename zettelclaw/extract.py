@@ -113,6 +113,7 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     skipped_lines: int = 0
     duplicates: int = 0  # entries not appended: they restated a current one
+    history: int = 0  # conversations from before the install left for `zettelclaw import`
 
     @property
     def ok(self) -> bool:
@@ -607,7 +608,8 @@ class Extractor:
                         reason: str | None = None, dry_run: bool = False,
                         retry_failed: bool = False, settle_seconds: float | None = None,
                         open_before=None, wait_seconds: float | None = None,
-                        ref=None) -> Result:
+                        ref=None, history: bool = False, since=None,
+                        on_segment=None) -> Result:
         """Extract what lies beyond the session's cursor. ``messages``: inline data (the
         ``before_reset`` hook's); otherwise the transcript is found in either layout.
         ``settle_seconds``: leave a still-open conversation alone until it has been quiet
@@ -615,8 +617,14 @@ class Extractor:
         ``open_before``: an open conversation whose last message is older than this (the
         gateway's start: a crash or stop cut it off) is extracted however recent.
         ``wait_seconds``: how long to wait for another process's claim on the session to end
-        before standing down (default :data:`CLAIM_WAIT_SECONDS`; 0: do not wait)."""
+        before standing down (default :data:`CLAIM_WAIT_SECONDS`; 0: do not wait).
+
+        Once ``init`` recorded the moment of install, conversations that ended before it are
+        history (:mod:`zettelclaw.history`): stepped over here, left for ``history=True`` (the
+        import), which takes only them, ended at or after ``since`` when given, and keeps its
+        own cursor."""
         from . import transcripts
+        from .history import imported_cursor, is_history
         from .state import State, transaction
 
         if messages is not None:
@@ -642,7 +650,9 @@ class Extractor:
         if dry_run:
             state = State.load()
             failed = state.failedSessions.get(session_id)
-            cursor = (state.extractedSessions.get(session_id) or {}).get("cursor")
+            installed = state.install_moment()
+            cursor = (imported_cursor(state, session_id) if history else
+                      (state.extractedSessions.get(session_id) or {}).get("cursor"))
             pending = None
         else:
             # Another trigger of the same session (before_reset and session_end fire together)
@@ -654,6 +664,8 @@ class Extractor:
             while True:
                 with transaction() as state:
                     failed = state.failedSessions.get(session_id)
+                    if failed and bool(failed.get("history")) != history:
+                        failed = None  # the import's failure is not the hooks' and vice versa
                     claims = state.section("claims")
                     if failed and failed.get("permanent") and not retry_failed:
                         return Result(session_id, "skipped",
@@ -667,7 +679,9 @@ class Extractor:
                                               "at": format_ts(now()), "reason": reason}
                         pending = state.section("pending").get(session_id)
                         record = state.extractedSessions.get(session_id) or {}
-                        cursor = record.get("cursor")
+                        installed = state.install_moment()
+                        cursor = (imported_cursor(state, session_id) if history
+                                  else record.get("cursor"))
                         break
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -683,7 +697,8 @@ class Extractor:
             if pending:
                 recovered = self._finish_pending(session_id, token, pending)
                 result.entries.extend(recovered)
-                cursor = pending.get("cursor") or cursor
+                if bool(pending.get("history")) == history:
+                    cursor = pending.get("cursor") or cursor
             from .log import Log
             from .resolve import Resolution
 
@@ -693,7 +708,8 @@ class Extractor:
             log_entries = [e for e in Log(warn=False).entries()
                            if paths.entry_agent(e, default) == agent]
             derived = False
-            if not cursor:  # no record (never extracted, or pruned after 30 days): the log
+            if not cursor and not history:  # no record (never extracted, or pruned after
+                # 30 days): the log
                 stamps = [e["timestamp"] for e in log_entries  # knows how far it got: its
                           if e.get("session") == session_id  # entries carry the time of
                           and isinstance(e.get("timestamp"), str)]  # their conversation
@@ -704,6 +720,14 @@ class Extractor:
             else:
                 segments = transcripts.read_segments(ref)
             todo = after_cursor(segments, cursor)
+            if installed is not None:
+                old = [s for s in todo if is_history(s, installed, ref)]
+                if history:
+                    todo = [s for s in old if since is None or parse_ts(segment_time(s, ref))
+                            >= since or not s.has_user]
+                else:
+                    todo = [s for s in todo if not is_history(s, installed, ref)]
+                    result.history = sum(1 for s in old if s.has_user)
             fresh = bool(todo)
             held = 0
             if settle_seconds is not None:
@@ -722,9 +746,15 @@ class Extractor:
                     result.status = "extracted"
                     result.message = (f"{session_id}: finished an interrupted extraction "
                                       f"({len(result.entries)} entries)")
+                elif history:
+                    result.message = f"{session_id}: no history left to import"
                 else:
                     result.message = (f"{session_id}: already extracted, nothing new"
                                       if cursor else f"{session_id}: no conversation to extract")
+                if result.history:
+                    result.message += (f"; {result.history} conversation(s) from before the "
+                                       f"install left for `zettelclaw import --session "
+                                       f"{session_id}`")
                 return result
             from .corrections import Current
 
@@ -751,8 +781,10 @@ class Extractor:
                     last = number == len(todo)
                     self._commit(session_id, token, made, make_cursor(segment), usage,
                                  agent=agent, key=key, reason=reason, release=last,
-                                 held=bool(held) and last)
+                                 held=bool(held) and last, history=history)
                     released = last
+                if on_segment is not None:  # a progress bar
+                    on_segment(segment)
                 known_ids.update(e["id"] for e in made)
                 log_entries.extend(made)  # (current.take added them to its resolution)
             result.status = "dry-run" if dry_run else "extracted"
@@ -773,11 +805,12 @@ class Extractor:
                 raise
             error = redact(str(exc))
             retries, permanent = self._record_failure(session_id, token, error, agent=agent,
-                                                      key=key)
+                                                      key=key, history=history)
             released = True
             result.status = "failed"
             result.message = (f"{session_id}: extraction failed ({error}); "
-                              + ("marked as failed for good" if permanent else
+                              + ("`zettelclaw import` tries again" if history else
+                                 "marked as failed for good" if permanent else
                                  "it will be retried once on the next trigger"))
             return result
         finally:
@@ -788,7 +821,7 @@ class Extractor:
 
     def _commit(self, session_id: str, token: str, entries: list[dict], cursor: dict,
                 usage: Usage, *, agent=None, key=None, reason=None,
-                release: bool = False, held: bool = False) -> None:
+                release: bool = False, held: bool = False, history: bool = False) -> None:
         from .log import Log
         from .state import transaction
         from .subjects import append_entries
@@ -797,6 +830,8 @@ class Extractor:
                   "tokens": usage.as_dict(), "agent": agent, "key": key, "reason": reason}
         if held:
             record["held"] = True
+        if history:  # an import: its own cursor (zettelclaw.history)
+            record["history"] = True
         if entries:
             with transaction() as state:
                 _check_claim(state, session_id, token)
@@ -825,16 +860,20 @@ class Extractor:
         return missing
 
     def _record_failure(self, session_id: str, token: str, error: str, *, agent=None,
-                        key=None) -> tuple[int, bool]:
+                        key=None, history: bool = False) -> tuple[int, bool]:
         from .state import transaction
 
         with transaction() as state:
             previous = state.failedSessions.get(session_id)
+            if previous and bool(previous.get("history")) != history:
+                previous = None
             retries = _count(previous.get("retries")) + 1 if previous else 0
             permanent = previous is not None
             state.failedSessions[session_id] = {
                 "at": format_ts(now()), "error": error[:500], "retries": retries,
                 "permanent": permanent, "agent": agent, "key": key}
+            if history:  # the import retries it; the hooks and sweeps leave it alone
+                state.failedSessions[session_id]["history"] = True
             _drop_claim(state, session_id, token)
         return retries, permanent
 
@@ -918,10 +957,13 @@ def _drop_claim(state, session_id: str, token: str) -> None:
 
 
 def _finalize(state, session_id: str, record: dict) -> None:
-    """Move a session's progress into extractedSessions; clear pending and failure."""
+    """Move a session's progress into extractedSessions (an import's into ``imported``);
+    clear pending and the failure of the same kind."""
     usage = Usage.from_dict(record.get("tokens"))
-    previous = state.extractedSessions.get(session_id) or {}
-    state.extractedSessions[session_id] = {
+    history = bool(record.get("history"))
+    table = state.section("imported") if history else state.extractedSessions
+    previous = table.get(session_id) or {}
+    table[session_id] = {
         "at": format_ts(now()),
         "entries": _count(previous.get("entries")) + len(record.get("entries") or []),
         "segments": _count(previous.get("segments")) + 1,
@@ -930,12 +972,14 @@ def _finalize(state, session_id: str, record: dict) -> None:
         "agent": record.get("agent") or previous.get("agent"),
         "key": record.get("key") or previous.get("key"),
     }
-    if record.get("reason"):
-        state.extractedSessions[session_id]["reason"] = record["reason"]
+    if record.get("reason") and not history:
+        table[session_id]["reason"] = record["reason"]
     if record.get("held"):  # an open conversation was left to settle: not up to date yet
-        state.extractedSessions[session_id]["held"] = True
+        table[session_id]["held"] = True
     state.section("pending").pop(session_id, None)
-    state.failedSessions.pop(session_id, None)
+    failed = state.failedSessions.get(session_id)
+    if failed is not None and bool(failed.get("history")) == history:
+        del state.failedSessions[session_id]
     clear_waiting(state, session_id)
     totals = state.section("usage")
     summed = Usage.from_dict(totals) + usage

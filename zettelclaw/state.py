@@ -66,6 +66,11 @@ class State(BaseModel):
             extra[name] = {}
         return extra[name]
 
+    def install_moment(self) -> datetime | None:
+        """When ``zettelclaw init`` first installed zettelclaw (``installedAt``); None for a
+        log used before init recorded it: then every conversation is taken as before."""
+        return parse_ts((self.__pydantic_extra__ or {}).get("installedAt"))
+
     def prune(self, now: datetime | None = None, days: int = PRUNE_AFTER_DAYS) -> int:
         """Drop session records older than ``days``; returns how many went."""
         cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=days)

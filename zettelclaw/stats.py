@@ -47,6 +47,8 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
             "inProgress": len(state.section("claims")),
             "waitingForKey": waits["sessions"],
         },
+        "history": {"installedAt": (state.__pydantic_extra__ or {}).get("installedAt"),
+                    "importedSessions": len(state.section("imported"))},
         "tokens": {**Usage.from_dict(usage).as_dict(),
                    "extractions": count(usage.get("extractions")),
                    "briefings": count(usage.get("briefings"))},

@@ -18,6 +18,11 @@ it is extracted at once instead of 30 minutes later; if the person carries on af
 restart, the cursor makes the continuation a conversation of its own. A config hot reload also
 fires ``gateway_start``, but the process (and its start time) stays the same, so a
 conversation going on during the reload is after that time and still settles first.
+
+Conversations that ended before the moment of install are history (:mod:`zettelclaw.history`):
+a sweep leaves them alone (a session last updated before the install is not even read; its
+summary counts the sessions it read that hold some); :func:`import_history` brings them in
+with the same pool, progress bar and extractor.
 """
 
 from __future__ import annotations
@@ -53,9 +58,12 @@ class Summary:
     results: list[Result] = field(default_factory=list)
     planned: list[Candidate] = field(default_factory=list)
     dry_run: bool = False
+    history: int = 0  # sessions read that hold conversations from before the install
 
     def add(self, result: Result) -> None:
         self.results.append(result)
+        if result.history:
+            self.history += 1
         self.usage = self.usage + result.usage
         self.entries += len(result.entries)
         if result.status == "failed":
@@ -68,14 +76,18 @@ class Summary:
     def line(self) -> str:
         u = self.usage
         verb = "would extract" if self.dry_run else "extracted"
-        return (f"Sweep: {self.extracted} session(s) {verb}, {self.skipped} skipped, "
+        line = (f"Sweep: {self.extracted} session(s) {verb}, {self.skipped} skipped, "
                 f"{self.failed} failed; {self.entries} entries; tokens: {u.input} input, "
                 f"{u.output} output, {u.cache_read} cache read, {u.cache_creation} cache write")
+        if self.history:
+            line += (f"; {self.history} session(s) also hold conversations from before the "
+                     "install, left for `zettelclaw import`")
+        return line
 
     def as_dict(self) -> dict:
         return {"extracted": self.extracted, "skipped": self.skipped, "failed": self.failed,
                 "entries": self.entries, "tokens": self.usage.as_dict(),
-                "dryRun": self.dry_run}
+                "dryRun": self.dry_run, "history": self.history}
 
 
 def _log_marks() -> dict[str, str]:
@@ -98,13 +110,15 @@ def _newer(stamp: str | None, updated: datetime | None) -> bool:
 
 def plan(*, agent: str | None = None, since: datetime | None = None,
          retry_failed: bool = False) -> tuple[list[Candidate], int]:
-    """(sessions to look at, how many were skipped without reading them)."""
+    """(sessions to look at, how many were skipped without reading them; among them those
+    last updated before the install: only history can be in them)."""
     from . import transcripts
     from .state import State
 
     state = State.load()
     prefixes = _skip_prefixes()
     marks = _log_marks()
+    installed = state.install_moment()
     todo: list[Candidate] = []
     skipped = 0
     for ref in transcripts.list_sessions(agent, since):
@@ -112,13 +126,19 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
             skipped += 1
             continue
         failed = state.failedSessions.get(ref.session_id)
+        record = state.extractedSessions.get(ref.session_id)
+        if installed is not None and not record and (not failed or failed.get("history")) \
+                and ref.updated_at is not None and ref.updated_at < installed:
+            skipped += 1  # nothing in it ended after the install: history, left for import
+            continue
+        if failed and failed.get("history"):
+            failed = None  # the import's failure: retried by the import
         if failed:
             if failed.get("permanent") and not retry_failed:
                 skipped += 1
                 continue
             todo.append(Candidate(ref, "retry-failed" if failed.get("permanent") else "retry"))
             continue
-        record = state.extractedSessions.get(ref.session_id)
         stamp = record.get("at") if record else marks.get(ref.session_id)
         if _newer(stamp, ref.updated_at) and not (record or {}).get("held"):
             skipped += 1
@@ -131,13 +151,16 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
 def preview(candidate: Candidate) -> Result:
     """What a sweep would extract from one session (no model call, no writes)."""
     from . import transcripts
+    from .history import is_history
     from .state import State
 
     ref = candidate.ref
-    record = State.load().extractedSessions.get(ref.session_id) or {}
+    state = State.load()
+    record = state.extractedSessions.get(ref.session_id) or {}
     cursor = record.get("cursor") or ({"time": candidate.mark} if candidate.mark else None)
     segments = after_cursor(transcripts.read_segments(ref), cursor)
-    segments = [s for s in segments if s.has_user]
+    installed = state.install_moment()
+    segments = [s for s in segments if s.has_user and not is_history(s, installed, ref)]
     messages = sum(len(s.messages) for s in segments)
     if not segments:
         return Result(ref.session_id, "up-to-date", f"{ref.session_id}: nothing new")
@@ -162,12 +185,7 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     """Extract every session that needs it; returns the summary. ``gateway_start``: open
     conversations quiet since before it are extracted without waiting to settle."""
     extractor = extractor or Extractor()
-    warm = None
-    if not dry_run:  # importing the SDK takes a second or more: overlap it with the planning
-        import threading
-
-        warm = threading.Thread(target=_warm_up, args=(extractor,), daemon=True)
-        warm.start()
+    warm = _start_warm_up(extractor, dry_run)
     candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed)
     summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run)
     if warm is not None:
@@ -184,10 +202,8 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
 
             record_waiting({c.ref.session_id: c.ref.agent_id for c in candidates})
             raise
-    if progress is None:
-        progress = sys.stderr.isatty()
 
-    def work(candidate: Candidate) -> Result:
+    def work(candidate: Candidate, advance) -> Result:
         if dry_run:
             return preview(candidate)
         ref = candidate.ref
@@ -195,6 +211,53 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
             ref.session_id, agent=ref.agent_id, ref=ref, reason="sweep",
             retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS,
             open_before=gateway_start, wait_seconds=0)  # a claimed session is its holder's
+
+    return _run(summary, candidates, work, extractor=extractor, concurrency=concurrency,
+                on_result=on_result, progress=progress, total=len(candidates))
+
+
+def import_history(survey, *, concurrency: int = DEFAULT_CONCURRENCY,
+                   since: datetime | None = None, extractor: Extractor | None = None,
+                   on_result: Callable[[Result], None] | None = None,
+                   progress: bool | None = None) -> Summary:
+    """Extract the history conversations of ``survey`` (:func:`zettelclaw.history.survey`),
+    each committed as it is done; the progress bar counts conversations."""
+    extractor = extractor or Extractor()
+    candidates = [Candidate(s.ref, "history") for s in survey.sessions]
+    summary = Summary(planned=candidates)
+    if not candidates:
+        return summary
+
+    def work(candidate: Candidate, advance) -> Result:
+        ref = candidate.ref
+        return extractor.extract_session(
+            ref.session_id, agent=ref.agent_id, ref=ref, reason="import", history=True,
+            since=since, retry_failed=True, wait_seconds=0, on_segment=advance)
+
+    return _run(summary, candidates, work, extractor=extractor, concurrency=concurrency,
+                on_result=on_result, progress=progress, total=survey.conversations,
+                label="importing", per_segment=True)
+
+
+def _start_warm_up(extractor: Extractor, dry_run: bool):
+    if dry_run:
+        return None
+    import threading  # importing the SDK takes a second or more: overlap it with the planning
+
+    warm = threading.Thread(target=_warm_up, args=(extractor,), daemon=True)
+    warm.start()
+    return warm
+
+
+def _run(summary: Summary, candidates: list[Candidate], work, *, extractor: Extractor,
+         concurrency: int, on_result, progress: bool | None, total: int,
+         label: str = "extracting", per_segment: bool = False) -> Summary:
+    """``work(candidate, advance)`` for every candidate on a thread pool, a progress bar on a
+    terminal's stderr (one step a session, or with ``per_segment`` a conversation)."""
+    if not summary.dry_run:
+        extractor.client  # noqa: B018  (made once here, not raced for by the threads)
+    if progress is None:
+        progress = sys.stderr.isatty()
 
     bar = None
     if progress:
@@ -208,13 +271,26 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
 
         from .render import console
 
-        bar = Progress(TextColumn("extracting"), BarColumn(), MofNCompleteColumn(),
+        bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), console=console(stderr=True), transient=True)
-        task = bar.add_task("sweep", total=len(candidates))
+        task = bar.add_task(label, total=total)
         bar.start()
+    import threading
+
+    lock = threading.Lock()
+    done = {"steps": 0}
+
+    def advance(segment) -> None:  # from the workers: a conversation done
+        if bar is None or not per_segment:
+            return
+        with lock:
+            if done["steps"] < total:
+                done["steps"] += 1
+                bar.update(task, completed=done["steps"])
+
     try:
         with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-            futures = {pool.submit(work, c): c for c in candidates}
+            futures = {pool.submit(work, c, advance): c for c in candidates}
             for future in as_completed(futures):
                 try:
                     result = future.result()
@@ -226,7 +302,7 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
                 summary.add(result)
                 if on_result is not None:
                     on_result(result)
-                if bar is not None:
+                if bar is not None and not per_segment:
                     bar.advance(task)
     finally:
         if bar is not None:

@@ -28,6 +28,9 @@ def register(app: typer.Typer) -> None:
         from ..render import emit_json
 
         checks = oc.doctor(oc.OpenClawCLI.find(openclaw))
+        from ..history import doctor_check
+
+        checks.extend(c for c in [doctor_check()] if c is not None)
         failed = [c for c in checks if c.status == "fail"]
         if as_json:
             emit_json({"ok": not failed, "checks": [c.to_dict() for c in checks]})

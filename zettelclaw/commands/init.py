@@ -40,7 +40,14 @@ def register(app: typer.Typer) -> None:
             typer.echo("No `openclaw` CLI found: config changes go straight into "
                        f"{installer_config_path()} after a backup.", err=True)
         _print_plan(report, dry_run=dry_run)
+        history = None
+        if not undo:  # recorded before the config write: its hot reload starts a sweep
+            from ..history import init_line, install_moment
+
+            history = init_line(install_moment(record=not dry_run))
         if dry_run:
+            if history:
+                typer.echo(history)
             return
         oc.apply(report)
         changed = sum(1 for s in report.steps if not s.done and not s.manual)
@@ -55,6 +62,8 @@ def register(app: typer.Typer) -> None:
             typer.echo("Nothing to do: zettelclaw is already OpenClaw's memory.")
         for note in report.notes:
             typer.echo(note)
+        if history:
+            typer.echo(history)
         if manual:
             typer.echo(f"{len(manual)} step(s) need you (see 'todo' above); "
                        "`zettelclaw doctor` checks them.")

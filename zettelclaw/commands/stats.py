@@ -51,6 +51,11 @@ def register(app: typer.Typer) -> None:
                       f"{wait['sessions']} session(s) not extracted since ",
                       cell(wait["since"] or "?"), f" ({now_found}); fix: ", cell(wait["fix"]),
                       sep="")
+        if data["history"]["installedAt"]:
+            h = data["history"]
+            out.print(f"History: conversations before the install ({h['installedAt']}) wait "
+                      f"for `zettelclaw import`; {h['importedSessions']} session(s) imported; "
+                      "`zettelclaw import --dry-run` lists what is left")
         out.print(f"Tokens: {t['input']:,} input, {t['output']:,} output, "
                   f"{t['cacheRead']:,} cache read, {t['cacheCreation']:,} cache write "
                   f"over {t.get('extractions', 0)} extraction(s) and "
