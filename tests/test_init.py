@@ -482,6 +482,7 @@ def test_init_on_2026_2_allowlists_exactly_zettelclaw_and_undo_removes_only_that
         cli, openclaw, zc_env, monkeypatch):
     monkeypatch.setenv("FAKE_OPENCLAW_VERSION", "2026.2.22")
     monkeypatch.setenv("FAKE_OPENCLAW_GATEWAY", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-doctor-test-key")  # doctor's key check
     approvals = Path(os.environ["HOME"]) / ".openclaw" / "exec-approvals.json"
     approvals.parent.mkdir(parents=True, exist_ok=True)
     approvals.write_text(json.dumps({"version": 1, "agents": {"main": {"allowlist": [
