@@ -530,3 +530,17 @@ def test_2026_9_needs_no_exec_approval(cli, openclaw, zc_env):
     assert not [c for c in openclaw.all() if c[0] == "approvals"]
     names = {c["name"] for c in json.loads(cli("doctor", "--json").stdout)["checks"]}
     assert "nightly exec approval" not in names
+
+
+def test_init_says_when_no_model_key_is_found_and_where_to_put_one(cli, openclaw, zc_env,
+                                                                   monkeypatch):
+    result = cli("init")
+    assert result.exit_code == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("Model key:"))
+    assert "none found; conversations wait for one" in line
+    assert ".openclaw/.env" in line and "openclaw models auth paste-token" in line
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-init-test-key")
+    again = cli("init")
+    assert "Model key:" not in again.stdout
+    assert "sk-ant-api03-init-test-key" not in again.stdout + again.stderr

@@ -3,8 +3,8 @@
 A gateway started by systemd does not see a key exported in a shell, and many OpenClaw users
 keep theirs in OpenClaw's own store. First found wins:
 
-1. the environment: ``ANTHROPIC_API_KEY`` (sent as ``x-api-key``), then
-   ``ANTHROPIC_AUTH_TOKEN`` (a bearer token, sent as ``Authorization: Bearer``);
+1. the environment: ``ANTHROPIC_API_KEY`` (the SDK's ``api_key``), then
+   ``ANTHROPIC_AUTH_TOKEN`` (a bearer token, the SDK's ``auth_token``);
 2. OpenClaw's env file ``$OPENCLAW_STATE_DIR/.env`` (dotenv; the gateway loads it too), the
    same two names;
 3. the ``env`` block of OpenClaw's config (``env.ANTHROPIC_API_KEY`` or ``env.vars.…``);
@@ -54,7 +54,7 @@ STORE_COMMAND = "openclaw models auth paste-token --provider anthropic"
 class Credential:
     """A key or token and where it was found. ``value`` never appears in ``repr``/``str``."""
 
-    kind: str  # "api_key" (x-api-key) or "token" (Authorization: Bearer)
+    kind: str  # "api_key" (the SDK's api_key) or "token" (its auth_token)
     value: str = field(repr=False)
     source: str = ""
 

@@ -7,8 +7,9 @@ Settings, first found wins:
 * model: ``extraction.model`` in the plugin config, default ``claude-sonnet-4-6``
   (``anthropic/claude-sonnet-4-6`` is accepted: OpenClaw writes model ids with a provider);
 * key: found by :mod:`zettelclaw.credentials` (the environment, OpenClaw's env file and config,
-  OpenClaw's credential store), read in place each run; an API key goes as ``x-api-key``, a
-  token (``ANTHROPIC_AUTH_TOKEN``, a setup-token or OAuth profile) as a bearer ``auth_token``;
+  OpenClaw's credential store), read in place each run; an API key goes to the SDK as
+  ``api_key``, a token (``ANTHROPIC_AUTH_TOKEN``, a setup-token or OAuth profile) as a bearer
+  ``auth_token``;
   none anywhere is a :class:`MissingKeyError` naming the fix;
 * base URL: ``ANTHROPIC_BASE_URL``, then ``extraction.baseUrl``, then the SDK's default;
 * timeout per attempt: ``ZETTELCLAW_MODEL_TIMEOUT``, ``extraction.timeoutSeconds``, 120 s;

@@ -53,20 +53,33 @@ def register(app: typer.Typer) -> None:
         changed = sum(1 for s in report.steps if not s.done and not s.manual)
         manual = [s for s in report.steps if s.manual]
         if undo:
-            typer.echo(f"Undone ({changed} change(s)). Restart the gateway: "
-                       "openclaw gateway restart")
+            typer.echo(f"Undone ({changed} change(s)). Restart the gateway: {RESTART}")
         elif changed:
             typer.echo(f"Done ({changed} change(s)). Restart the gateway to load the plugin: "
-                       "openclaw gateway restart")
+                       f"{RESTART}")
         else:
             typer.echo("Nothing to do: zettelclaw is already OpenClaw's memory.")
         for note in report.notes:
             typer.echo(note)
         if history:
             typer.echo(history)
+        if not undo:
+            _say_model_key()
         if manual:
             typer.echo(f"{len(manual)} step(s) need you (see 'todo' above); "
                        "`zettelclaw doctor` checks them.")
+
+
+RESTART = ("openclaw gateway restart (a gateway run in a terminal: stop it and start it again "
+           "with `openclaw gateway run`)")
+
+
+def _say_model_key() -> None:
+    """Extraction needs an Anthropic key: say so at install time when none is findable."""
+    from ..credentials import fix_text, lookup
+
+    if lookup().credential is None:
+        typer.echo(f"Model key: none found; conversations wait for one. Fix: {fix_text()}")
 
 
 def installer_config_path() -> str:
