@@ -30,9 +30,9 @@ query computes its statistics from the log in one streaming pass:
    retrieval adds the document's score to a passage's (the entries of one conversation
    explain each other).
 
-MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines (read while rg works) and
-scored against the same collection statistics (log lines plus chunks), so their scores share
-one scale with entries.
+MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines (read while rg works; not
+MEMORY.md's generated briefing block, which repeats the log) and scored against the same
+collection statistics (log lines plus chunks), so their scores share one scale with entries.
 
 ``zettelclaw search`` with JSON output comes here through :mod:`zettelclaw.hot`, which starts rg
 before importing anything else the command needs (Typer, Rich and pydantic not at all).
@@ -717,12 +717,28 @@ def memory_chunks() -> list[Chunk]:
         except OSError:
             continue
         lines = text.splitlines()
-        for start, end in chunk_lines(lines):
-            body = "\n".join(lines[start - 1:end])
-            tokens = terms(body)
-            if tokens:
-                chunks.append(Chunk(name, start, end, body, tokens))
+        for start, end in _person_lines(name, text, lines):
+            for first, last in chunk_lines(lines[start:end]):
+                first, last = first + start, last + start
+                body = "\n".join(lines[first - 1:last])
+                tokens = terms(body)
+                if tokens:
+                    chunks.append(Chunk(name, first, last, body, tokens))
     return chunks
+
+
+def _person_lines(name: str, text: str, lines: list[str]) -> list[tuple[int, int]]:
+    """The 0-based ``[start, end)`` runs of ``lines`` that search indexes: all of them, but in
+    MEMORY.md not the generated briefing block, markers included (it is derived from the log,
+    whose entries search finds themselves: indexed twice, they would push real notes down)."""
+    if name != "MEMORY.md":
+        return [(0, len(lines))]
+    from .markers import generated_lines
+
+    block = generated_lines(text)
+    if block is None:  # no markers, or broken ones: nothing tells the block apart
+        return [(0, len(lines))]
+    return [(0, block[0]), (block[1] + 1, len(lines))]
 
 
 def snippet(text: str, limit: int = 700) -> str:
