@@ -167,20 +167,24 @@ class Log:
             yield from fh
 
     def located(self, prefilter: Callable[[bytes], bool] | None = None,
-                needle: bytes | None = None) -> Iterator[tuple[int, dict]]:
+                needle: bytes | None = None,
+                lines: Iterable[tuple[int, bytes]] | None = None) -> Iterator[tuple[int, dict]]:
         """(position, entry) for every valid line, oldest first.
 
         The position is the byte offset where the line starts: it orders entries as the log
         does (what replacement resolution needs) and costs nothing to know. With ``needle`` only
-        lines containing it are looked at (see :meth:`grep`). ``prefilter`` sees each raw line
-        first; lines it rejects are not parsed (nor counted as invalid). Torn or invalid lines
-        are skipped with one warning on stderr at the end.
+        lines containing it are looked at (see :meth:`grep`); ``lines`` are those lines, already
+        found (by ripgrep). ``prefilter`` sees each raw line first; lines it rejects are not
+        parsed (nor counted as invalid). Torn or invalid lines are skipped with one warning on
+        stderr at the end.
         """
         import orjson
 
         loads = orjson.loads
         bad, first_bad = 0, None
-        for pos, line in (self.grep(needle) if needle else self._offsets()):
+        if lines is None:
+            lines = self.grep(needle) if needle else self._offsets()
+        for pos, line in lines:
             if prefilter is not None and not prefilter(line):
                 continue
             try:

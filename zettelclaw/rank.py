@@ -48,6 +48,7 @@ from collections.abc import Iterable
 
 from .clock import sort_key
 from .log import is_entry, parse_line
+from .ripgrep import ripgrep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -365,20 +366,6 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
             i = block.find(_REPLACES, i + 1)
     scan.resolution = StreamingResolution(path, named_at)
     return scan
-
-
-def ripgrep() -> str | None:
-    """The ``rg`` executable: ZETTELCLAW_RG (``0`` turns it off), PATH, or beside Python."""
-    configured = os.environ.get("ZETTELCLAW_RG")
-    if configured is not None:
-        return None if configured in ("", "0", "off", "no") else configured
-    import shutil
-
-    found = shutil.which("rg")
-    if found:
-        return found
-    beside = os.path.join(os.path.dirname(sys.executable), "rg")
-    return beside if os.access(beside, os.X_OK) else None
 
 
 class Started:

@@ -99,14 +99,14 @@ class StreamingResolution:
     """
 
     def __init__(self, path: Path, named_at: dict[str, list[int]] | None = None, *,
-                 rg_lines: bytes | None = None):
+                 rg_lines: bytes | None = None, data=None):
         self.path = path
         self.named_at = named_at if named_at is not None else {}
         # ripgrep's ``offset:"replaces":"id"`` lines, in file order: one id's offsets are
         # looked up only when a line that it might replace is read
         self._rg = rg_lines
         self._rg_named = set(_RG_REPLACED.findall(rg_lines)) if rg_lines is not None else None
-        self._map = None
+        self._map = data  # the log's bytes (an mmap) when the caller has them: else mapped
 
     @classmethod
     def scan(cls, path: Path) -> StreamingResolution:
