@@ -65,9 +65,11 @@ def entry_time(entry: dict) -> datetime | None:
 
 def check_query(text: str | None) -> None:
     """UsageError when ``text`` is longer than ``rank.MAX_QUERY_CHARS``."""
+    if text is None:  # a filtered search: no need to import rank
+        return
     from .rank import MAX_QUERY_CHARS
 
-    if text is not None and len(text) > MAX_QUERY_CHARS:
+    if len(text) > MAX_QUERY_CHARS:
         raise UsageError(f"the query is {len(text):,} characters: at most {MAX_QUERY_CHARS:,} "
                          "(ask with the words that matter)")
 
@@ -186,7 +188,8 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True):
     for pos, entry in Log(path, warn=warn).located(prefilter, needle=first, lines=lines):
         if not query.matches(entry):
             continue
-        replacer = resolution.replaced_by(entry["id"], pos)
+        replacer = (resolution.replaced_by(entry["id"], pos)
+                    if resolution.is_named(entry["id"]) else None)
         if replacer is not None:
             if not query.include_replaced:
                 continue

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 # characters), without the leading quote, which costs rg its fast literal search (a match that
 # is no real "replaces" hides nothing: the resolver parses the line it is on to check)
 _WS = r"[ \t\r\x0B\x0C]*"
-REPLACES = r'replaces"' + _WS + ":" + _WS + r'"(?P<id>[^"\\]{1,200})"'
+REPLACES = r'replaces"' + _WS + ":" + _WS + r'"[^"\\]{1,200}"'
+_COMPACT = b':replaces":"'
 _META = frozenset("\\.+*?()|[]{}^$#&-~")
 
 
@@ -66,8 +67,7 @@ def filtered(path: Path, needles: list[bytes]
         before = os.fstat(fh.fileno())
         try:
             replaces = subprocess.Popen(
-                [*common, "--only-matching", "--byte-offset", "--replace", "${id}",
-                 "-e", REPLACES, "--", str(path)],
+                [*common, "--only-matching", "--byte-offset", "-e", REPLACES, "--", str(path)],
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             procs.append(replaces)
             # the lines holding the first needle, with their offsets; the others narrow them
@@ -130,29 +130,32 @@ def _lines(found: bytes, first: bytes) -> Iterator[tuple[int, bytes]]:
 
 
 class Named:
-    """Where each id is named by a "replaces", from rg's ``offset:id`` lines: the mapping
-    ``resolve.StreamingResolution`` asks (``id in named``, ``named.get(id, [])``), built with
-    C-speed splits rather than a Python loop over every line."""
+    """Where each id is named by a "replaces", from rg's ``offset:replaces":"id"`` lines: the
+    mapping ``resolve.StreamingResolution`` asks (``id in named``, ``named.get(id, [])``),
+    built with C-speed splits rather than a Python loop over every line. Keys are the ids'
+    bytes followed by their closing quote."""
 
     def __init__(self, out: bytes):
         rows = out.count(b"\n")
-        parts = out.replace(b":", b"\n").split(b"\n")
-        self.more: dict[bytes, list[bytes]] = {}
-        if len(parts) == 2 * rows + 1:  # no id holds a colon
+        parts = out.replace(_COMPACT, b"\n").split(b"\n")
+        if len(parts) == 2 * rows + 1:  # every line in the log's compact form
             offsets, ids = parts[0:2 * rows:2], parts[1:2 * rows:2]
-        else:
-            pairs = [row.partition(b":") for row in out.split(b"\n")[:rows]]
-            offsets, ids = [p[0] for p in pairs], [p[2] for p in pairs]
+        else:  # a hand-written line with spaces around the colon
+            import re
+
+            pairs = re.findall(rb'(?m)^(\d+):replaces"[^:\n]*:[^"\n]*"(.*)$', out)
+            offsets, ids = [p[0] for p in pairs], [p[1] for p in pairs]
         self.last = dict(zip(ids, offsets, strict=True))
+        self.more: dict[bytes, list[bytes]] = {}
         if len(self.last) < len(ids):  # an id named more than once (a forked log)
             for name, at in zip(ids, offsets, strict=True):
                 self.more.setdefault(name, []).append(at)
 
     def __contains__(self, entry_id: str) -> bool:
-        return entry_id.encode("utf-8", "surrogateescape") in self.last
+        return entry_id.encode("utf-8", "surrogateescape") + b'"' in self.last
 
     def get(self, entry_id: str, default=None):
-        key = entry_id.encode("utf-8", "surrogateescape")
+        key = entry_id.encode("utf-8", "surrogateescape") + b'"'
         if key in self.more:
             return [int(at) for at in self.more[key]]
         at = self.last.get(key)
