@@ -31,7 +31,7 @@ import sys
 # minScore: in units of one match of a word only one entry holds (see match_unit)
 DEFAULTS = {"enabled": True, "maxEntries": 5, "maxChars": 1500, "minScore": 1.4}
 # an entry scoring under this share of the best one is the ranking's tail, not the answer
-RELATIVE = 0.5
+RELATIVE = 0.6
 # how many ranked entries to look at before the filters above
 _DEPTH = 20
 _ITEM_CHARS = 400
