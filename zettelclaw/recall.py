@@ -164,16 +164,20 @@ def line(entry: dict) -> str:
 def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
     """The entries to inject for ``message``, best first, as stored (no score); [] when
     nothing qualifies. ``agents``: the agent scope (``--agent``)."""
-    from . import paths
-    from .query import Query
-    from .rank import MAX_QUERY_CHARS, rank
+    from .rank import MAX_QUERY_CHARS
 
-    opts = options(flags)
-    if not opts["enabled"] or opts["maxEntries"] < 1 or not isinstance(message, str):
+    if not isinstance(message, str):
         return []
     message = message[:MAX_QUERY_CHARS]
-    if is_filler(message):
+    if is_filler(message):  # first: small talk costs no config, no query, no scan
         return []
+    opts = options(flags)
+    if not opts["enabled"] or opts["maxEntries"] < 1:
+        return []
+    from . import paths
+    from .query import Query
+    from .rank import rank
+
     scope = paths.agent_scope(agents)
     default = paths.default_agent()
     query = Query(text=message, limit=_DEPTH, agents=scope, default_agent=default)
