@@ -92,6 +92,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     init,
     log,
     paths,
+    recall,
     search,
     stats,
     subjects,
@@ -99,6 +100,6 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     write,
 )
 
-for _module in (search, get, handoff, log, write, subjects, extract, sweep, history, stats, brief,
-                init, doctor, paths):
+for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
+                brief, init, doctor, paths):
     _module.register(app)

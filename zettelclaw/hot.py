@@ -9,6 +9,7 @@ same output and the same errors. A test checks that both give the same bytes.
     [--home D] [--workspace D] handoff [--json] [--agent ID[,ID...]]...
     [--home D] [--workspace D] search [WORDS...] [filters] [--agent ID[,ID...]]... [--limit N]
                                       [--all] [--json] [-- WORDS]
+    [--home D] [--workspace D] recall [--json | --text] [--agent ID[,ID...]]... [--] MESSAGE...
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def serve(argv: list[str]) -> bool:
         return _handoff(args)
     if command == "search":
         return _search(args)
+    if command == "recall":
+        return _recall(args)
     return False
 
 
@@ -71,6 +74,43 @@ def _handoff(argv: list[str]) -> bool:
 
     try:
         print_handoff(as_json, agents)
+    except BrokenPipeError:
+        _quiet_stdout()
+    except (ZettelclawError, OSError) as exc:
+        error = os_error(exc) if isinstance(exc, OSError) else exc
+        print(f"Error: {' '.join(str(error).split())}", file=sys.stderr)
+        sys.exit(error.exit_code)
+    return True
+
+
+def _recall(argv: list[str]) -> bool:
+    as_json = as_text = False
+    agents: list[str] = []
+    text: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        name, eq, inline = arg.partition("=")
+        if arg == "--":
+            text.extend(args)
+        elif arg == "--json":
+            as_json = True
+        elif arg == "--text":
+            as_text = True
+        elif name == "--agent":
+            value = inline if eq else next(args, None)
+            if value is None:
+                return False
+            agents.append(value)
+        elif arg.startswith("-"):
+            return False
+        else:
+            text.append(arg)
+    from .errors import ZettelclawError, os_error
+    from .recall import print_recall
+
+    try:
+        print_recall(" ".join(text), not as_text and (as_json or not sys.stdout.isatty()),
+                     agents or None)
     except BrokenPipeError:
         _quiet_stdout()
     except (ZettelclawError, OSError) as exc:

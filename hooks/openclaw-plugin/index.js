@@ -4,12 +4,14 @@
 // `zettelclaw` on PATH):
 //   session_end, before_reset  -> detached `zettelclaw extract ...` (messages on stdin)
 //   gateway_start              -> detached `zettelclaw sweep`
-//   before_prompt_build        -> `zettelclaw handoff`, cached, framed as remembered notes
+//   before_prompt_build        -> `zettelclaw handoff` and `zettelclaw recall` (in parallel),
+//                                 cached, framed together as remembered notes
 //   memory_search, memory_get  -> `zettelclaw search --json`, `zettelclaw get --json`
 // Works with OpenClaw 2026.2 (builtin MEMORY.md search merged in) and 2026.9 (no builtin).
 
 import { resolveSettings } from "./lib/config.js";
 import { createHandoffSource, HANDOFF_TIMEOUT_MS } from "./lib/handoff.js";
+import { createRecallSource } from "./lib/recall.js";
 import { createHookHandlers } from "./lib/hooks.js";
 import { createTools, TOOL_NAMES } from "./lib/tools.js";
 
@@ -33,7 +35,8 @@ function builtinTools(api, ctx, logger) {
 }
 
 /**
- * The plugin object. `options.handoffTimeoutMs` and `options.env` exist for tests.
+ * The plugin object. `options.handoffTimeoutMs`, `options.recallTimeoutMs` and `options.env`
+ * exist for tests.
  * `register` is synchronous and idempotent: OpenClaw calls it several times per process, once
  * per registry (gateway, CLI inspection, tool discovery); a given `api` is wired only once.
  */
@@ -53,7 +56,10 @@ export function createPlugin(options = {}) {
     };
     const timeoutMs = options.handoffTimeoutMs ?? HANDOFF_TIMEOUT_MS;
     const handoff = createHandoffSource(getSettings, { timeoutMs, logger });
-    const handlers = createHookHandlers(getSettings, { logger, handoff });
+    const recall = createRecallSource(getSettings, {
+      timeoutMs: options.recallTimeoutMs ?? timeoutMs, logger,
+    });
+    const handlers = createHookHandlers(getSettings, { logger, handoff, recall });
 
     for (const name of HOOK_NAMES) {
       const opts = name === "before_prompt_build" ? { timeoutMs: timeoutMs + 2000 } : undefined;

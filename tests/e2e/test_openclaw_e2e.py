@@ -154,6 +154,24 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     user_text = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
     assert "Webhook retry policy settled; backfill script next" in user_text
 
+    # recall each turn: a message about the webhook retries brings the entry that answers it
+    # (one the handoff block does not show) into the same framed block; "thanks!" brings none
+    home.zettelclaw("write", "fact", "Webhook retry backoff is capped at 15 minutes with 20% "
+                    "jitter", "--subject", "webhooks", "--session", "earlier")
+    seen = len(openai.chat_requests())
+    _turn(home, "what cap and jitter does the webhook retry backoff use?")
+    request = openai.chat_requests()[seen]
+    user_text = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
+    assert "## Recalled memories" in user_text
+    assert "capped at 15 minutes with 20% jitter" in user_text
+    assert user_text.count("<zettelclaw-memory>") == 1, "one block: handoff and recall together"
+    seen = len(openai.chat_requests())
+    _turn(home, "thanks!")
+    request = openai.chat_requests()[seen]
+    user_text = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
+    last = user_text.rsplit("<zettelclaw-memory>", 1)[-1]
+    assert "Webhook retry policy settled" in last and "## Recalled memories" not in last
+
     # the model calls memory_search and gets log entries back
     seen = len(openai.chat_requests())
     _turn(home, f"{SECOND}: please search memory for the webhook decision")

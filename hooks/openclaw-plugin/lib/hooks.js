@@ -2,6 +2,8 @@
 // the handler returns at once; only before_prompt_build waits, and never long.
 
 import { agentArg } from "./config.js";
+import { frameHandoff } from "./handoff.js";
+import { userMessage } from "./recall.js";
 import { spawnDetached } from "./run.js";
 import { inScope, skipPrefixes } from "./scope.js";
 
@@ -54,7 +56,7 @@ export function processStartIso(now = Date.now, uptime = () => process.uptime())
 }
 
 export function createHookHandlers(getSettings, {
-  logger, handoff, now = Date.now, startedAt = processStartIso,
+  logger, handoff, recall, now = Date.now, startedAt = processStartIso,
 } = {}) {
   let lastSweep = -Infinity;
 
@@ -104,14 +106,24 @@ export function createHookHandlers(getSettings, {
 
   async function beforePromptBuild(event = {}, ctx = {}) {
     if (!inScope(ctx.sessionKey, skipPrefixes(getSettings().config))) return undefined;
+    const agent = agentArg(getSettings().config, agentIdFor(ctx, ctx.sessionKey));
+    const session = str(ctx.sessionId) || str(ctx.sessionKey) || "";
+    // the handoff and the entries recalled for this message, in parallel, in one frame; a
+    // failed or slow recall leaves the handoff alone (and the other way round)
+    const recalled = recall
+      ? recall(userMessage(event), agent).catch((err) => {
+        logger?.warn?.(`zettelclaw: recall skipped: ${err.message}`);
+        return undefined;
+      })
+      : undefined;
+    let text;
     try {
-      const agent = agentArg(getSettings().config, agentIdFor(ctx, ctx.sessionKey));
-      const prependContext = await handoff(str(ctx.sessionId) || str(ctx.sessionKey) || "", agent);
-      return prependContext ? { prependContext } : undefined;
+      text = await handoff.raw(session, agent);
     } catch (err) {
       logger?.warn?.(`zettelclaw: handoff skipped: ${err.message}`);
-      return undefined;
     }
+    const extra = await recalled;
+    return text || extra ? { prependContext: frameHandoff(text, extra) } : undefined;
   }
 
   return {

@@ -90,12 +90,16 @@ export const GET_PARAMETERS = {
 };
 
 const SEARCH_DESCRIPTION = [
-  "Search your memory: the structured log of past sessions (decisions, facts, tasks, questions,",
-  "handoffs) and MEMORY.md. MEMORY.md and the last handoff are already in your context; search",
-  "when you need something beyond them. Filter by type/subject/status for precise lookups (all",
-  "open tasks: status=open), or give a query for keyword search. Returns entries with id, type,",
-  "subject, timestamp and session; replaced (corrected) entries are hidden unless",
-  "includeReplaced is true.",
+  "Search your memory: the structured log of past sessions and conversations (decisions,",
+  "facts, tasks, questions, handoffs) and MEMORY.md / memory/*.md notes. Use it to recall what",
+  "the user said or decided, their preferences, what they asked you to remember in earlier",
+  "sessions, and to list open tasks or past decisions about a project or person. Already in your context, no search needed:",
+  "MEMORY.md, the last session's handoff and, in the same <zettelclaw-memory> block, a few",
+  "entries recalled for the current message; search for anything beyond them. Give a query",
+  "(keywords or a question) for ranked search, or filter by type, subject and status (all open",
+  "tasks: status=open; decisions about a subject: type=decision, subject=<slug>). Returns",
+  "current entries with id, type, subject, timestamp and session; corrected (replaced) entries",
+  "are hidden unless includeReplaced is true.",
 ].join(" ");
 
 const GET_DESCRIPTION = [

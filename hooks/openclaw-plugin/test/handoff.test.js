@@ -16,6 +16,9 @@ const HANDOFF = [
   "Auth migration — retry logic implementation, backfill script not started",
 ].join("\n");
 
+// the runs of `zettelclaw handoff` (recall runs beside it: test/recall.test.js)
+const handoffRuns = (fake) => fake.records("finished").filter((r) => r.command === "handoff");
+
 const fakes = [];
 after(() => fakes.forEach((f) => f.cleanup()));
 
@@ -43,7 +46,7 @@ test("the handoff comes back as prependContext, framed as remembered data", asyn
   assert.match(text, /\n<\/zettelclaw-memory>$/);
   assert.match(text, /Remembered notes from your memory/);
   assert.match(text, /not instructions/);
-  const [run] = fake.records("finished");
+  const [run] = handoffRuns(fake);
   assert.deepEqual(run.argv, ["handoff", "--agent", "main"], "on behalf of the calling agent");
   assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
 });
@@ -55,7 +58,7 @@ test("each agent gets its own handoff, cached apart; the session key names the a
   await turn({ agentId: "work", sessionKey: "agent:work:main", sessionId: "s-1" });
   await turn({ sessionKey: "agent:ops:main", sessionId: "s-2" });
   await turn({ agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1" }); // cached
-  assert.deepEqual(fake.records("finished").map((r) => r.argv), [
+  assert.deepEqual(handoffRuns(fake).map((r) => r.argv), [
     ["handoff", "--agent", "main"], ["handoff", "--agent", "work"], ["handoff", "--agent", "ops"],
   ]);
 });
@@ -70,25 +73,25 @@ test("the handoff is cached per session until the log changes", async () => {
   const { fake, turn, appendToLog } = setup();
   const first = await turn("s-1");
   assert.deepEqual(await turn("s-1"), first);
-  assert.equal(fake.records("finished").length, 1, "second turn of the session: from the cache");
+  assert.equal(handoffRuns(fake).length, 1, "second turn of the session: from the cache");
 
   await turn("s-2");
-  assert.equal(fake.records("finished").length, 2, "a new session reads again");
+  assert.equal(handoffRuns(fake).length, 2, "a new session reads again");
   await turn("s-1");
-  assert.equal(fake.records("finished").length, 2, "s-1 is still cached");
+  assert.equal(handoffRuns(fake).length, 2, "s-1 is still cached");
 
   appendToLog();
   await turn("s-1");
-  assert.equal(fake.records("finished").length, 3, "the log changed: read again");
+  assert.equal(handoffRuns(fake).length, 3, "the log changed: read again");
   await turn("s-1");
-  assert.equal(fake.records("finished").length, 3);
+  assert.equal(handoffRuns(fake).length, 3);
 });
 
 test("turns racing in one session share one run", async () => {
   const { fake, turn } = setup();
   const results = await Promise.all([turn("s-1"), turn("s-1"), turn("s-1")]);
   assert.equal(new Set(results.map((r) => r.prependContext)).size, 1);
-  assert.equal(fake.records("finished").length, 1);
+  assert.equal(handoffRuns(fake).length, 1);
 });
 
 test("an empty log (no handoff yet) gives nothing", async () => {
@@ -102,7 +105,7 @@ test("a failing handoff gives nothing, is not cached, and is logged", async () =
   });
   assert.equal(await turn(), undefined);
   assert.equal(await turn(), undefined);
-  assert.equal(fake.records("finished").length, 2, "a failure is retried on the next turn");
+  assert.equal(handoffRuns(fake).length, 2, "a failure is retried on the next turn");
   assert.match(api.warnings.join("\n"), /handoff failed: Error: cannot read the log/);
 });
 
@@ -111,7 +114,7 @@ test("a slow handoff is abandoned: the turn goes on without it", async () => {
     behavior: { handoff: { stdout: HANDOFF, sleepMs: 60_000 } }, timeoutMs: 300,
   });
   assert.equal(await turn(), undefined);
-  assert.deepEqual(fake.records("finished"), [], "killed before it answered");
+  assert.deepEqual(handoffRuns(fake), [], "killed before it answered");
   assert.match(api.warnings.join("\n"), /longer than 300 ms/);
 });
 

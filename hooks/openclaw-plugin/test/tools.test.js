@@ -315,3 +315,15 @@ test("a query of more than 1,000 characters is refused before anything runs (no 
   }
   assert.equal(fake.records("started").length, 0);
 });
+
+test("memory_search's description names what a model (or Tool Search's BM25) looks for", () => {
+  const { tools } = setup();
+  const words = new Set(tools.memory_search.description.toLowerCase().match(/[a-z]+/g));
+  for (const word of ["memory", "remember", "recall", "past", "sessions", "conversations",
+    "decisions", "tasks", "preferences", "search"]) {
+    assert.ok(words.has(word), `"${word}" in the description`);
+  }
+  // and says what is already in context, so the model does not search for it again
+  assert.match(tools.memory_search.description, /already in your context/i);
+  assert.match(tools.memory_search.description, /recalled for the current message/);
+});

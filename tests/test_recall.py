@@ -1,0 +1,186 @@
+"""Recall each turn (issue 13): `zettelclaw recall -- MESSAGE`, what the plugin injects after the
+handoff. Nothing for small talk; the relevant current entries, capped; never one the prompt
+already has (handoff block, MEMORY.md's generated block); the same bytes every time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import orjson
+import pytest
+
+from tests.conftest import DESIGN_LINES, write_log
+
+TITLE = "## Recalled memories (relevant to the message)"
+
+# other people and projects, so the words of a question are rare in the log (as in a real one)
+TOPICS = [
+    ("garden", "Tomatoes planted along the south fence need watering twice a week"),
+    ("garden", "Compost bin moved behind the shed next to the rain barrel"),
+    ("caroline", "Caroline started pottery classes on Saturday mornings"),
+    ("caroline", "Caroline adopted a grey cat named Pixel from the shelter"),
+    ("billing", "Invoices are generated on the first business day of each month"),
+    ("billing", "Stripe tax settings switched to automatic collection in Europe"),
+    ("travel", "Flight to Lisbon booked for the conference in October"),
+    ("travel", "Hotel near Alfama reserved for four nights"),
+    ("reading", "Finished reading The Left Hand of Darkness by Le Guin"),
+    ("reading", "Book club picked Piranesi for next month"),
+    ("fitness", "Running 5 km three times a week before work"),
+    ("fitness", "Knee physiotherapy exercises every evening for a month"),
+    ("kitchen", "Sourdough starter fed daily with rye flour"),
+    ("kitchen", "The dishwasher repair visit is scheduled for Thursday"),
+    ("car", "Winter tyres go on in November at the garage on Elm street"),
+    ("car", "Car insurance renewal is due in March"),
+]
+LATER = [  # a later conversation, so the last handoff is about the garden, not the webhooks
+    {"id": "Gd1sN_0aaaa1", "timestamp": "2026-03-01T09:00:00Z", "type": "decision",
+     "content": "Raised beds built from untreated larch planks", "subject": "garden",
+     "session": "ghi11111"},
+    {"id": "Gh2oF_0aaaa2", "timestamp": "2026-03-01T09:30:00Z", "type": "handoff",
+     "content": "Garden planning — raised beds decided, seeds not ordered yet",
+     "subject": "garden", "session": "ghi11111"},
+]
+FILLER = ["thanks!", "ok", "hi there", "lol", "👍", "sounds good", "good morning", "haha ok",
+          "cool, thanks!", "what time is it?"]
+BACKOFF = "which backoff intervals do the webhook retries use?"
+
+
+def _entries() -> list[dict]:
+    topics = [{"id": f"Tp{i:04d}_xxxxx", "timestamp": f"2026-01-{1 + i % 28:02d}T10:00:00Z",
+               "type": "fact", "content": text, "subject": subject, "session": f"t{i // 4}"}
+              for i, (subject, text) in enumerate(TOPICS * 3)]
+    return topics + DESIGN_LINES + LATER
+
+
+@pytest.fixture
+def recall_log(log_dir):
+    return write_log(log_dir, _entries())
+
+
+def _config(zc_env, recall: dict) -> None:
+    (zc_env["state"] / "openclaw.json").write_text(orjson.dumps(
+        {"plugins": {"entries": {"zettelclaw": {"config": {"recall": recall}}}}}).decode())
+
+
+def _lines(result) -> list[dict]:
+    assert result.returncode == 0, result.stderr
+    return [orjson.loads(line) for line in result.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("message", FILLER)
+def test_filler_gives_nothing(recall_log, zc, message):
+    for args in (("recall", "--text", "--", message), ("recall", "--json", "--", message)):
+        result = zc(*args)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == b""
+
+
+def test_a_relevant_message_gives_the_current_entry_framed(recall_log, zc):
+    result = zc("recall", "--text", "--", BACKOFF)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.decode().splitlines()
+    assert lines[0] == TITLE
+    assert "- [fact 2026-02-26] Exponential backoff intervals: 2s, 10s, 30s" in lines
+    assert b"1s, 5s, 15s" not in result.stdout, "never a replaced entry"
+    assert 2 <= len(lines) <= 6
+
+
+def test_json_gives_the_stored_objects_unchanged(recall_log, zc):
+    stored = {entry["id"]: entry for entry in _entries()}
+    chosen = _lines(zc("recall", "--json", "--", BACKOFF))
+    assert chosen and chosen[0]["id"] == "Dw9sN_2qXk7Z"
+    for entry in chosen:
+        assert entry == stored[entry["id"]]
+    # piped without --json: JSON Lines as well (the --json default of every command)
+    assert zc("recall", "--", BACKOFF).stdout == zc("recall", "--json", "--", BACKOFF).stdout
+
+
+def test_nothing_relevant_gives_nothing(recall_log, zc):
+    result = zc("recall", "--text", "--", "what is the capital of Mongolia")
+    assert result.returncode == 0 and result.stdout == b""
+
+
+def test_no_log_gives_nothing(log_dir, zc):
+    result = zc("recall", "--text", "--", BACKOFF)
+    assert result.returncode == 0 and result.stdout == b""
+
+
+def test_never_an_entry_of_the_handoff_block(recall_log, zc):
+    shown = orjson.loads(zc("handoff", "--json").stdout)
+    assert shown["decisions"][0]["id"] == "Gd1sN_0aaaa1"
+    found = _lines(zc("recall", "--json", "--", "raised beds from larch planks in the garden"))
+    assert {"Gd1sN_0aaaa1", "Gh2oF_0aaaa2"}.isdisjoint(e["id"] for e in found)
+
+
+def test_never_an_entry_of_the_memory_md_briefing(recall_log, zc, zc_env):
+    assert _lines(zc("recall", "--json", "--", BACKOFF))[0]["id"] == "Dw9sN_2qXk7Z"
+    (zc_env["workspace"] / "MEMORY.md").write_text(
+        "# Memory\n\n<!-- BEGIN GENERATED BRIEFING -->\n## Active\n"
+        "- auth-migration — Exponential backoff intervals: 2s, 10s, 30s\n"
+        "<!-- END GENERATED BRIEFING -->\n")
+    assert "Dw9sN_2qXk7Z" not in [e["id"] for e in _lines(zc("recall", "--json", "--", BACKOFF))]
+
+
+def test_caps_and_switch_from_the_plugin_config(recall_log, zc, zc_env):
+    many = "tell me about Caroline's pottery classes and her cat Pixel"
+    assert len(_lines(zc("recall", "--json", "--", many))) > 1
+    _config(zc_env, {"maxEntries": 1})
+    assert len(_lines(zc("recall", "--json", "--", many))) == 1
+    _config(zc_env, {"maxChars": 150})
+    text = zc("recall", "--text", "--", many).stdout.decode()
+    assert len(text.rstrip("\n")) <= 150 and text.startswith(TITLE)
+    assert len(text.splitlines()) == 2
+    _config(zc_env, {"minScore": 1000})
+    assert zc("recall", "--text", "--", many).stdout == b""
+    _config(zc_env, {"enabled": False})
+    assert zc("recall", "--text", "--", many).stdout == b""
+
+
+def test_the_same_content_twice_is_shown_once(recall_log, zc):
+    found = _lines(zc("recall", "--json", "--", "Caroline adopted a grey cat named Pixel"))
+    contents = [e["content"] for e in found]
+    assert contents.count("Caroline adopted a grey cat named Pixel from the shelter") == 1
+
+
+def test_at_most_five_entries_and_1500_characters_by_default(log_dir, zc):
+    write_log(log_dir, [
+        {"id": f"Wh{i:04d}_xxxxx", "timestamp": "2026-02-01T10:00:00Z", "type": "fact",
+         "content": f"Webhook retry queue note {i}: " + "backoff " * 60, "session": "w"}
+        for i in range(12)] + _entries())
+    text = zc("recall", "--text", "--", "webhook retry queue backoff").stdout.decode()
+    lines = text.splitlines()
+    assert lines[0] == TITLE and 2 <= len(lines) <= 6
+    assert len(text) <= 1500
+
+
+def test_same_message_same_log_same_bytes(recall_log, zc, cli):
+    first = zc("recall", "--text", "--", BACKOFF).stdout
+    assert first and zc("recall", "--text", "--", BACKOFF).stdout == first
+    # the full CLI (Typer) is the same command: same bytes
+    assert cli("recall", "--text", "--", BACKOFF).stdout.encode() == first
+    assert cli("recall", "--json", "--", BACKOFF).stdout.encode() == zc(
+        "recall", "--json", "--", BACKOFF).stdout
+
+
+def test_recall_does_not_import_the_sdk_typer_rich_or_pydantic(recall_log):
+    code = (
+        "import sys, io, contextlib\n"
+        f"sys.argv = ['zettelclaw', 'recall', '--text', '--', {BACKOFF!r}]\n"
+        "from zettelclaw.__main__ import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main()\n"
+        "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
+        "heavy = [m for m in ('anthropic', 'typer', 'rich', 'pydantic', 'httpx') "
+        "if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_recall_help_goes_through_the_full_cli(zc):
+    result = zc("recall", "--help")
+    assert result.returncode == 0
+    assert b"relevant to MESSAGE" in result.stdout

@@ -1,0 +1,234 @@
+"""Recall each turn: the few entries relevant to what the person just said (issue 13).
+
+The plugin runs ``zettelclaw recall -- MESSAGE`` in ``before_prompt_build`` beside the handoff
+and puts what it prints after the handoff, in the same framed block (so it is never stored in a
+transcript nor extracted again). Precision comes first: a turn that injects nothing costs
+nothing, a turn that injects noise costs the model's attention.
+
+* The message's words go through the ranker of :mod:`zettelclaw.rank` (the one ``search``
+  uses: BM25F and its re-ranking), log entries only: the memory files are already in the
+  prompt. Replaced entries never come back (the ranker resolves them).
+* Nothing for small talk: a message whose words (stop words aside) are all conversational
+  filler ("thanks!", "ok", "hi there", "lol", "sounds good") asks for no memory.
+* An entry qualifies when its score clears ``minScore`` and is at least ``RELATIVE`` of the
+  best one's (the tail of a ranking is what the question did not ask about); at most
+  ``maxEntries`` entries and ``maxChars`` characters of block.
+* Never an entry the prompt already has: the ones the handoff block shows (its handoff, open
+  tasks and decisions) and the ones the workspace's MEMORY.md generated briefing lists (the
+  briefing carries no ids: an entry is there when its one-line content is).
+* Same message, same log: same bytes (prompt caching). No clock, no randomness; ties are broken
+  by the ranker's order (score, then date).
+
+Configuration: ``plugins.entries.zettelclaw.config.recall`` (``enabled``, ``maxEntries``,
+``maxChars``, ``minScore``), the thresholds tuned on LoCoMo (``bench/recall_bench.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# minScore: in units of one match of a word only one entry holds (see match_unit)
+DEFAULTS = {"enabled": True, "maxEntries": 5, "maxChars": 1500, "minScore": 1.4}
+# an entry scoring under this share of the best one is the ranking's tail, not the answer
+RELATIVE = 0.6
+# how many ranked entries to look at before the filters above
+_DEPTH = 20
+_ITEM_CHARS = 400
+TITLE = "## Recalled memories (relevant to the message)"
+
+# conversational filler: words that alone ask nothing of memory (stemmed like the ranker's
+# query terms, see FILLER_STEMS); a message of only these (and stop words) injects nothing
+FILLER_WORDS = """
+thanks thank thx ty tysm cheers ta appreciate appreciated
+ok okay okey k kk alright right fine sure yes yeah yep yup ya yea no nope nah
+hi hello hey heya hiya yo howdy greetings morning afternoon evening night goodnight gn gm
+bye goodbye cya later see soon ttyl
+lol lmao lmfao rofl haha hahaha hehe heh hah xd omg wow whoa oh ooh ah aha hmm hm um uh
+cool nice great good awesome amazing perfect excellent wonderful lovely sweet neat brilliant
+fantastic super fab terrific
+sounds sound got gotcha understood noted makes sense agreed agree true indeed exactly totally
+definitely absolutely course np problem worries welcome pleasure
+please pls plz sorry oops whoops
+how going doing are what up sup time today day
+love like wait hold moment sec second minute
+""".split()
+
+
+def _filler_stems() -> frozenset[str]:
+    from .rank import stem
+
+    return frozenset(stem(word) for word in FILLER_WORDS)
+
+
+def options(flags: dict | None = None) -> dict:
+    """The recall settings: ``flags`` (given on the command line) over the plugin config's
+    ``recall`` over DEFAULTS; a value of the wrong kind is ignored."""
+    from . import paths
+
+    found = dict(DEFAULTS)
+    try:
+        config = paths.plugin_config().get("recall")
+    except Exception:  # noqa: BLE001 - an unreadable config: the defaults
+        config = None
+    for source in (config if isinstance(config, dict) else {}, flags or {}):
+        for key, value in source.items():
+            if value is None or key not in DEFAULTS:
+                continue
+            if key == "enabled":
+                if isinstance(value, bool):
+                    found[key] = value
+            elif key == "minScore":
+                if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                        and value >= 0:
+                    found[key] = float(value)
+            elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                found[key] = value
+    return found
+
+
+def match_unit(n: int) -> float:
+    """The score of one match of a word only one entry holds, in a log of ``n`` entries: the
+    unit of ``minScore``, so one threshold holds for a log of 50 entries and of a million
+    (BM25's idf, hence every score, grows with the log)."""
+    from .rank import idf
+
+    return max(idf(max(n, 1), 1), 1e-9)
+
+
+def is_filler(message: str) -> bool:
+    """True when the message asks nothing of memory: no words once stop words are dropped,
+    or only conversational filler."""
+    from .rank import analyze
+
+    terms = analyze(message)
+    return not terms or set(terms) <= _filler_stems()
+
+
+def _flat(text, limit: int) -> str:
+    from .display import printable
+
+    text = printable(" ".join(str(text or "").split()))
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _in_prompt(agents, default: str) -> tuple[set[str], str]:
+    """Ids of the entries the handoff block shows, and MEMORY.md's generated block (one line,
+    whitespace collapsed; "" when there is none)."""
+    from . import paths
+    from .handoff import last_handoff
+
+    ids: set[str] = set()
+    found = last_handoff(paths.log_file(), agents, default)
+    if found is not None:
+        for entry in [found["handoff"], *found["openTasks"], *found["decisions"]]:
+            ids.add(entry["id"])
+    briefing = ""
+    agent = default if agents is None or len(agents) != 1 else next(iter(agents))
+    try:
+        workspace = paths.agent_workspace(agent)
+        with open(os.path.join(workspace, paths.MEMORY_FILE), encoding="utf-8",
+                  errors="surrogateescape") as fh:
+            text = fh.read(1 << 20)
+    except (OSError, ValueError):
+        text = ""
+    if text:
+        from .briefing import generated_block
+
+        block = generated_block(text)
+        if block:
+            briefing = " ".join(block.split())
+    return ids, briefing
+
+
+def _in_briefing(entry: dict, briefing: str) -> bool:
+    if not briefing:
+        return False
+    content = " ".join(str(entry.get("content") or "").split())
+    # the briefing cuts an item at 160 characters and escapes "<!--": compare the start
+    head = content.replace("<!--", "&lt;!--")[:120]
+    return bool(head) and head in briefing
+
+
+def line(entry: dict) -> str:
+    """One entry as the block shows it: type, subject, date, content."""
+    parts = [f"- [{_flat(entry.get('type'), 20)}"]
+    if entry.get("subject"):
+        parts.append(f" {_flat(entry['subject'], 60)}")
+    date = str(entry.get("timestamp") or "")[:10]
+    if date:
+        parts.append(f" {_flat(date, 10)}")
+    return "".join(parts) + f"] {_flat(entry.get('content'), _ITEM_CHARS)}"
+
+
+def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
+    """The entries to inject for ``message``, best first, as stored (no score); [] when
+    nothing qualifies. ``agents``: the agent scope (``--agent``)."""
+    from .rank import MAX_QUERY_CHARS
+
+    if not isinstance(message, str):
+        return []
+    message = message[:MAX_QUERY_CHARS]
+    if is_filler(message):  # first: small talk costs no config, no query, no scan
+        return []
+    opts = options(flags)
+    if not opts["enabled"] or opts["maxEntries"] < 1:
+        return []
+    from . import paths
+    from .query import Query
+    from .rank import rank
+
+    scope = paths.agent_scope(agents)
+    default = paths.default_agent()
+    query = Query(text=message, limit=_DEPTH, agents=scope, default_agent=default)
+    ranked = [r for r in rank(query, include_memory=False, explain=True)
+              if r.get("source") != "memory"]
+    if not ranked:
+        return []
+    unit = match_unit(ranked[0]["explain"]["n"])
+    best = ranked[0]["score"] / unit
+    if best < opts["minScore"]:
+        return []
+    floor = max(opts["minScore"], best * RELATIVE)
+    shown, briefing = _in_prompt(scope, default)
+    chosen: list[dict] = []
+    seen: set[str] = set()  # the same words twice (a fact restated) are shown once
+    used = len(TITLE) + 1
+    for item in ranked:
+        if item["score"] / unit < floor or len(chosen) >= opts["maxEntries"]:
+            break
+        if item["id"] in shown or _in_briefing(item, briefing):
+            continue
+        same = " ".join(str(item.get("content") or "").split()).casefold()
+        if same in seen:
+            continue
+        cost = len(line(item)) + 1
+        if used + cost > opts["maxChars"]:
+            continue
+        used += cost
+        seen.add(same)
+        entry = dict(item)
+        entry.pop("score", None)
+        entry.pop("explain", None)
+        chosen.append(entry)
+    return chosen
+
+
+def format_block(entries: list[dict]) -> str:
+    return "\n".join([TITLE, *(line(entry) for entry in entries)])
+
+
+def print_recall(message: str, as_json: bool = False, agent=None,
+                 flags: dict | None = None) -> None:
+    """What ``zettelclaw recall`` prints: the block (text), the entries as JSON Lines
+    (``--json``), nothing when nothing qualifies."""
+    entries = recall(message, agent, flags)
+    if not entries:
+        return
+    if as_json:
+        from .render import emit_json_lines
+
+        emit_json_lines(entries)
+        return
+    sys.stdout.write(format_block(entries) + "\n")
+    sys.stdout.flush()
