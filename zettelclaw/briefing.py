@@ -56,6 +56,7 @@ from .markers import (  # noqa: F401  (MEMORY.md's markers, here under their old
     _find_all,
     _locate,
     _scan,
+    generated_block,
 )
 
 TYPE_CHECKING = False
@@ -202,19 +203,6 @@ def remove_markers(memory: Path) -> None:
         elif head.endswith(b"\n\n"):
             head = head[:-1]
     atomic_write(memory, back(head + text[end:]))
-
-
-def generated_block(text: str) -> str | None:
-    """The text between the markers (no surrounding newlines), None without a valid pair."""
-    data = text.encode("utf-8", "surrogateescape")
-    try:
-        where = _locate(data)
-    except MarkerError:
-        return None
-    if where is None:
-        return None
-    start, end = where
-    return data[start:end].decode("utf-8", "surrogateescape").strip("\r\n")
 
 
 # --------------------------------------------------------------------------- options

@@ -113,3 +113,16 @@ def generated_lines(text: str) -> tuple[int, int] | None:
         return len(before) - (0 if whole or not before else 1)
 
     return line_of(begin), line_of(end)
+
+
+def generated_block(text: str) -> str | None:
+    """The text between the markers (no surrounding newlines), None without a valid pair."""
+    data = text.encode("utf-8", "surrogateescape")
+    try:
+        where = _locate(data)
+    except MarkerError:
+        return None
+    if where is None:
+        return None
+    start, end = where
+    return data[start:end].decode("utf-8", "surrogateescape").strip("\r\n")

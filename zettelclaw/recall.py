@@ -133,7 +133,7 @@ def _in_prompt(agents, default: str) -> tuple[set[str], str]:
     except (OSError, ValueError):
         text = ""
     if text:
-        from .briefing import generated_block
+        from .markers import generated_block
 
         block = generated_block(text)
         if block:
