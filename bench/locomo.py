@@ -125,39 +125,52 @@ class Subprocess:
         return [orjson.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def evaluate(search, *, conversations: int | None = None, verbose: bool = False) -> dict:
-    data = orjson.loads(DATA.read_bytes())[:conversations]
-    hits = {cat: {k: [] for k in KS} for cat in CATEGORIES}
-    seconds = []
+def logs_of(data: list[dict], prefix: str = "zc-locomo-"):
+    """``(conversation, evidence)`` for each conversation, with ``ZETTELCLAW_HOME`` pointing at
+    a fresh log of its observations (and an empty workspace) while the caller uses it; the
+    environment is put back at the end."""
     saved = {name: os.environ.get(name) for name in ("ZETTELCLAW_HOME", "OPENCLAW_WORKSPACE_DIR")}
-    with tempfile.TemporaryDirectory(prefix="zc-locomo-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         try:
             for conversation in data:
                 home = Path(tmp) / conversation["sample_id"]
                 evidence = build_log(conversation, home)
                 os.environ["ZETTELCLAW_HOME"] = str(home)
                 os.environ["OPENCLAW_WORKSPACE_DIR"] = str(Path(tmp) / "empty-workspace")
-                for qa in conversation["qa"]:
-                    cat = qa.get("category")
-                    wanted = dialogue_ids(qa.get("evidence", []))
-                    if cat not in CATEGORIES or not wanted:
-                        continue
-                    start = time.perf_counter()
-                    results = search(qa["question"], max(KS))
-                    seconds.append(time.perf_counter() - start)
-                    ids = [r["id"] for r in results if "id" in r]
-                    for k in KS:
-                        found = set().union(*(evidence.get(i, set()) for i in ids[:k]))
-                        hits[cat][k].append(len(wanted & found) / len(wanted))
-                    if verbose and not (wanted & set().union(
-                            *(evidence.get(i, set()) for i in ids[:10]))):
-                        print(f"miss [{cat}] {qa['question']}", file=sys.stderr)
+                yield conversation, evidence
         finally:
             for name, value in saved.items():
                 if value is None:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
+
+
+def questions(conversation: dict):
+    """``(qa, evidence dialogue ids)`` of the conversation's questions of categories 1-4."""
+    for qa in conversation["qa"]:
+        wanted = dialogue_ids(qa.get("evidence", []))
+        if qa.get("category") in CATEGORIES and wanted:
+            yield qa, wanted
+
+
+def evaluate(search, *, conversations: int | None = None, verbose: bool = False) -> dict:
+    data = orjson.loads(DATA.read_bytes())[:conversations]
+    hits = {cat: {k: [] for k in KS} for cat in CATEGORIES}
+    seconds = []
+    for conversation, evidence in logs_of(data):
+        for qa, wanted in questions(conversation):
+            cat = qa["category"]
+            start = time.perf_counter()
+            results = search(qa["question"], max(KS))
+            seconds.append(time.perf_counter() - start)
+            ids = [r["id"] for r in results if "id" in r]
+            for k in KS:
+                found = set().union(*(evidence.get(i, set()) for i in ids[:k]))
+                hits[cat][k].append(len(wanted & found) / len(wanted))
+            if verbose and not (wanted & set().union(
+                    *(evidence.get(i, set()) for i in ids[:10]))):
+                print(f"miss [{cat}] {qa['question']}", file=sys.stderr)
     table = {}
     for cat, per_k in hits.items():
         table[cat] = {k: 100 * sum(v) / len(v) for k, v in per_k.items() if v}

@@ -26,15 +26,13 @@ margin of 4 points over the 90% target). On the 10 conversations (1,536 question
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from locomo import CATEGORIES, DATA, build_log, dialogue_ids  # noqa: E402
+from locomo import DATA, logs_of, questions  # noqa: E402
 
 FILLER = HERE / "filler.txt"
 
@@ -56,42 +54,26 @@ def run(conversations: int | None, sweep: bool) -> int:
     rows = []  # per question: (R@5 of search, wanted, [(score, evidence, chars)] best first)
     injected = []  # per question with the defaults: (recall, entries, chars)
     quiet = []
-    saved = {name: os.environ.get(name) for name in ("ZETTELCLAW_HOME", "OPENCLAW_WORKSPACE_DIR")}
-    with tempfile.TemporaryDirectory(prefix="zc-recall-") as tmp:
-        try:
-            for conversation in data:
-                home = Path(tmp) / conversation["sample_id"]
-                evidence = build_log(conversation, home)
-                os.environ["ZETTELCLAW_HOME"] = str(home)
-                os.environ["OPENCLAW_WORKSPACE_DIR"] = str(Path(tmp) / "empty-workspace")
-                for qa in conversation["qa"]:
-                    wanted = dialogue_ids(qa.get("evidence", []))
-                    if qa.get("category") not in CATEGORIES or not wanted:
-                        continue
-                    question = qa["question"]
-                    ranked = rank(Query(text=question, limit=5))
-                    found = set().union(*(evidence.get(r.get("id"), set()) for r in ranked))
-                    r5 = len(wanted & found) / len(wanted)
-                    chosen = recall_mod.recall(question)
-                    got = set().union(*(evidence.get(e["id"], set()) for e in chosen))
-                    chars = len(recall_mod.format_block(chosen)) if chosen else 0
-                    injected.append((len(wanted & got) / len(wanted), len(chosen), chars))
-                    if sweep:
-                        pool = rank(Query(text=question, limit=20), include_memory=False,
-                                    explain=True)
-                        unit = recall_mod.match_unit(pool[0]["explain"]["n"]) if pool else 1
-                        rows.append((r5, wanted, [(r["score"] / unit, evidence.get(r["id"], set()))
-                                                  for r in pool]))
-                    else:
-                        rows.append((r5, wanted, []))
-                for message in fillers:
-                    quiet.append(not recall_mod.recall(message))
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
+    for conversation, evidence in logs_of(data, "zc-recall-"):
+        for qa, wanted in questions(conversation):
+            question = qa["question"]
+            ranked = rank(Query(text=question, limit=5))
+            found = set().union(*(evidence.get(r.get("id"), set()) for r in ranked))
+            r5 = len(wanted & found) / len(wanted)
+            chosen = recall_mod.recall(question)
+            got = set().union(*(evidence.get(e["id"], set()) for e in chosen))
+            chars = len(recall_mod.format_block(chosen)) if chosen else 0
+            injected.append((len(wanted & got) / len(wanted), len(chosen), chars))
+            if sweep:
+                pool = rank(Query(text=question, limit=20), include_memory=False,
+                            explain=True)
+                unit = recall_mod.match_unit(pool[0]["explain"]["n"]) if pool else 1
+                rows.append((r5, wanted, [(r["score"] / unit, evidence.get(r["id"], set()))
+                                          for r in pool]))
+            else:
+                rows.append((r5, wanted, []))
+        for message in fillers:
+            quiet.append(not recall_mod.recall(message))
     n = len(rows)
     r5 = 100 * sum(r[0] for r in rows) / n
     rec = 100 * sum(i[0] for i in injected) / n

@@ -99,10 +99,7 @@ def generated_lines(text: str) -> tuple[int, int] | None:
     marker's line (the generated block, markers included); None without a valid pair (no
     markers, or broken ones: then nothing can be told apart)."""
     data = text.encode("utf-8", "surrogateescape")
-    try:
-        where = _locate(data)
-    except MarkerError:
-        return None
+    where = _valid_pair(data)
     if where is None:
         return None
     begin, end = where[0] - len(_BEGIN), where[1]
@@ -118,11 +115,16 @@ def generated_lines(text: str) -> tuple[int, int] | None:
 def generated_block(text: str) -> str | None:
     """The text between the markers (no surrounding newlines), None without a valid pair."""
     data = text.encode("utf-8", "surrogateescape")
-    try:
-        where = _locate(data)
-    except MarkerError:
-        return None
+    where = _valid_pair(data)
     if where is None:
         return None
     start, end = where
     return data[start:end].decode("utf-8", "surrogateescape").strip("\r\n")
+
+
+def _valid_pair(data: bytes) -> tuple[int, int] | None:
+    """Where the block is (:func:`_locate`), None for no markers and for broken ones alike."""
+    try:
+        return _locate(data)
+    except MarkerError:
+        return None
