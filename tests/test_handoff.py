@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import orjson
 
 from tests.conftest import DESIGN_LINES, write_log
+from tests.hotpath import heavy_imports
 
 
 def test_handoff_prints_the_design_block_and_the_sessions_open_tasks(design_log, zc):
@@ -59,20 +57,7 @@ def test_home_option_works_on_the_fast_path(tmp_path, zc):
 
 
 def test_handoff_does_not_import_the_sdk_typer_rich_or_pydantic(design_log):
-    code = (
-        "import sys, io, contextlib\n"
-        "sys.argv = ['zettelclaw', 'handoff']\n"
-        "from zettelclaw.__main__ import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-        "    main()\n"
-        "assert 'abc12345' in out.getvalue()\n"
-        "heavy = [m for m in ('anthropic', 'typer', 'rich', 'pydantic', 'httpx') "
-        "if m in sys.modules]\n"
-        "print(','.join(heavy))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == ""
+    assert heavy_imports(["handoff"], "abc12345") == []
 
 
 def test_handoff_help_goes_through_the_full_cli(zc):

@@ -4,13 +4,11 @@ already has (handoff block, MEMORY.md's generated block); the same bytes every t
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import orjson
 import pytest
 
 from tests.conftest import DESIGN_LINES, write_log
+from tests.hotpath import heavy_imports
 
 TITLE = "## Recalled memories (relevant to the message)"
 
@@ -164,20 +162,7 @@ def test_same_message_same_log_same_bytes(recall_log, zc, cli):
 
 
 def test_recall_does_not_import_the_sdk_typer_rich_or_pydantic(recall_log):
-    code = (
-        "import sys, io, contextlib\n"
-        f"sys.argv = ['zettelclaw', 'recall', '--text', '--', {BACKOFF!r}]\n"
-        "from zettelclaw.__main__ import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-        "    main()\n"
-        "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
-        "heavy = [m for m in ('anthropic', 'typer', 'rich', 'pydantic', 'httpx') "
-        "if m in sys.modules]\n"
-        "print(','.join(heavy))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == ""
+    assert heavy_imports(["recall", "--text", "--", BACKOFF], "2s, 10s, 30s") == []
 
 
 def test_recall_help_goes_through_the_full_cli(zc):
