@@ -175,7 +175,6 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
     The file keeps its existing mode; a new file gets ``mode`` (default 0600). A ``path`` that
     is a symlink, FIFO or directory is refused, never replaced.
     """
-    import contextlib
 
     check_regular(path)
     if isinstance(data, str):
@@ -188,13 +187,28 @@ def atomic_write(path: Path, data: bytes | str, mode: int | None = None) -> None
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
     tmp = _temp_copy(path, data, mode)
-    try:
+    with _unlinked_on_failure(tmp):
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
     fsync_dir(directory)
+
+
+class _unlinked_on_failure:  # noqa: N801 - used as a `with` statement, read like a function
+    """The temp file goes if anything fails (even a signal) before the rename took it. (A
+    class, not a contextlib generator: this module is on the per-prompt handoff's path.)"""
+
+    def __init__(self, tmp: str):
+        self.tmp = tmp
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        if kind is not None:
+            try:
+                os.unlink(self.tmp)
+            except FileNotFoundError:
+                pass
+        return False  # the failure goes on
 
 
 def _temp_copy(path: Path, data: bytes, mode: int) -> str:
@@ -234,7 +248,6 @@ def compare_and_swap(path: Path, data: bytes, expected: bytes, mode: int | None 
     appender: only a writer that holds the old file open and writes to it later than that
     moment still writes into the replaced file.
     """
-    import contextlib
     import time
 
     check_regular(path)
@@ -250,7 +263,7 @@ def compare_and_swap(path: Path, data: bytes, expected: bytes, mode: int | None 
             return False  # changed already: no need to write the temp file
         directory = path.parent
         tmp = _temp_copy(path, data, mode)
-        try:
+        with _unlinked_on_failure(tmp):
             try:  # the check, as close to the rename as it can be
                 now = os.lstat(path)
             except FileNotFoundError:
@@ -262,10 +275,6 @@ def compare_and_swap(path: Path, data: bytes, expected: bytes, mode: int | None 
                 os.unlink(tmp)
                 return False
             os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
         fsync_dir(directory)
         if old is not None:
             time.sleep(0.001)  # a writer that opened the old file just before the rename

@@ -55,99 +55,86 @@ def _global_options(argv: list[str]) -> list[str] | None:
     return args
 
 
-def _handoff(argv: list[str]) -> bool:
-    as_json, agents = False, []
+class _Args:
+    """A hot command's arguments: its flags, ``--agent`` values, valued options, words."""
+
+    def __init__(self) -> None:
+        self.flags: set[str] = set()
+        self.agents: list[str] = []
+        self.opts: dict[str, str] = {}
+        self.words: list[str] = []
+
+
+def _parse(argv: list[str], flags: tuple[str, ...], valued: dict[str, str] | None = None,
+           words: bool = True) -> _Args | None:
+    """Parse ``argv`` the way the full CLI would; None for anything it must answer instead
+    (an unknown option, a missing or repeated value, words where none are taken)."""
+    out = _Args()
     args = iter(argv)
     for arg in args:
         name, eq, inline = arg.partition("=")
-        if arg == "--json":
-            as_json = True
-        elif name == "--agent":
+        if arg == "--" and words:  # the plugin's form: options, then -- and the words
+            out.words.extend(args)
+        elif arg in flags:
+            out.flags.add(arg)
+        elif name == "--agent" or (valued and name in valued and (eq or arg == name)):
             value = inline if eq else next(args, None)
             if value is None:
-                return False
-            agents.append(value)
+                return None
+            if name == "--agent":
+                out.agents.append(value)
+            elif valued[name] in out.opts:
+                return None
+            else:
+                out.opts[valued[name]] = value
+        elif arg.startswith("-") or not words:
+            return None
         else:
-            return False
+            out.words.append(arg)
+    return out
+
+
+def _answer(print_it) -> bool:
+    """Run ``print_it()``; a closed pipe is quiet, a domain error is one ``Error:`` line."""
     from .errors import ZettelclawError, os_error
-    from .handoff import print_handoff
 
     try:
-        print_handoff(as_json, agents)
-    except BrokenPipeError:
+        print_it()
+    except BrokenPipeError:  # `zettelclaw ... | head`
         _quiet_stdout()
     except (ZettelclawError, OSError) as exc:
         error = os_error(exc) if isinstance(exc, OSError) else exc
         print(f"Error: {' '.join(str(error).split())}", file=sys.stderr)
         sys.exit(error.exit_code)
     return True
+
+
+def _handoff(argv: list[str]) -> bool:
+    args = _parse(argv, ("--json",), words=False)
+    if args is None:
+        return False
+    from .handoff import print_handoff
+
+    return _answer(lambda: print_handoff("--json" in args.flags, args.agents))
 
 
 def _recall(argv: list[str]) -> bool:
-    as_json = as_text = False
-    agents: list[str] = []
-    text: list[str] = []
-    args = iter(argv)
-    for arg in args:
-        name, eq, inline = arg.partition("=")
-        if arg == "--":
-            text.extend(args)
-        elif arg == "--json":
-            as_json = True
-        elif arg == "--text":
-            as_text = True
-        elif name == "--agent":
-            value = inline if eq else next(args, None)
-            if value is None:
-                return False
-            agents.append(value)
-        elif arg.startswith("-"):
-            return False
-        else:
-            text.append(arg)
-    from .errors import ZettelclawError, os_error
+    args = _parse(argv, ("--json", "--text"))
+    if args is None:
+        return False
     from .recall import print_recall
 
-    try:
-        print_recall(" ".join(text), not as_text and (as_json or not sys.stdout.isatty()),
-                     agents or None)
-    except BrokenPipeError:
-        _quiet_stdout()
-    except (ZettelclawError, OSError) as exc:
-        error = os_error(exc) if isinstance(exc, OSError) else exc
-        print(f"Error: {' '.join(str(error).split())}", file=sys.stderr)
-        sys.exit(error.exit_code)
-    return True
+    as_json = "--text" not in args.flags and (
+        "--json" in args.flags or not sys.stdout.isatty())
+    return _answer(lambda: print_recall(" ".join(args.words), as_json, args.agents or None))
 
 
 def _search(argv: list[str]) -> bool:
-    opts: dict[str, str] = {}
-    text: list[str] = []
-    agents: list[str] = []
-    as_json = include_replaced = False
-    args = iter(argv)
-    for arg in args:
-        name, eq, inline = arg.partition("=")
-        if arg == "--":  # the plugin's form: options, then -- and the query
-            text.extend(args)
-        elif arg == "--json":
-            as_json = True
-        elif arg == "--all":
-            include_replaced = True
-        elif name == "--agent":
-            value = inline if eq else next(args, None)
-            if value is None:
-                return False
-            agents.append(value)
-        elif name in _SEARCH_VALUED and (eq or arg == name):
-            value = inline if eq else next(args, None)
-            if value is None or _SEARCH_VALUED[name] in opts:
-                return False
-            opts[_SEARCH_VALUED[name]] = value
-        elif arg.startswith("-"):
-            return False
-        else:
-            text.append(arg)
+    args = _parse(argv, ("--json", "--all"), _SEARCH_VALUED)
+    if args is None:
+        return False
+    opts, text, agents = args.opts, args.words, args.agents
+    as_json, include_replaced = "--json" in args.flags, "--all" in args.flags
     if not (as_json or not sys.stdout.isatty()):
         return False  # a table for people: the full CLI
     from . import paths
