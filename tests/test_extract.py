@@ -384,6 +384,72 @@ def test_an_append_interrupted_by_a_crash_is_finished_without_duplicates(
     assert state["pending"] == {} and state["extractedSessions"][SID]["entries"] == 2
 
 
+def test_a_run_that_lost_its_claim_appends_nothing(fake_anthropic, auth_session, log_dir):
+    """While the model answers, another process takes the session over (its claim in
+    state.json): the first run must not append its entries too."""
+    import socket
+    import threading
+    import time
+
+    from tests.fake_anthropic import Reply
+
+    gate = threading.Event()
+    fake_anthropic.default = None
+    fake_anthropic.queue.append(Reply(text=GOOD_REPLY, gate=gate))
+    exe = Path(sys.executable).parent / "zettelclaw"
+    proc = subprocess.Popen([str(exe), "extract", "--session-id", SID],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+    try:
+        while not fake_anthropic.message_requests and proc.poll() is None:
+            time.sleep(0.02)
+        state = read_state(log_dir)
+        state["claims"][SID] = {"token": "the-other-process", "pid": os.getpid(),
+                                "host": socket.gethostname(),
+                                "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        (log_dir / "state.json").write_text(json.dumps(state))
+    finally:
+        gate.set()
+        out, err = proc.communicate(timeout=60)
+    assert b"lost the claim on session" in err
+    assert read_log(log_dir) == []
+    assert read_state(log_dir)["claims"][SID]["token"] == "the-other-process"
+
+
+def test_finishing_an_interrupted_append_needs_the_claim(auth_session, log_dir, monkeypatch):
+    """Two processes can never both finish the same interrupted append: the one that finds the
+    claim gone appends nothing (before, the look for what was there and the append were two
+    steps, and a second finisher could write the same ids again)."""
+    from zettelclaw.errors import ZettelclawError
+    from zettelclaw.extract import Extractor
+
+    made = [make_entry("fact", "Max owns the canary", SID),
+            make_entry("handoff", "Auth migration in progress", SID)]
+    log_dir.mkdir(parents=True, exist_ok=True)
+    pending = {"token": "dead", "entries": made, "cursor": None, "tokens": {}}
+    (log_dir / "state.json").write_text(json.dumps({
+        "pending": {SID: pending}, "claims": {SID: {"token": "someone-else", "pid": os.getpid(),
+                                                    "host": "here", "at": "2099-01-01T00:00:00Z"}}}))
+    with pytest.raises(ZettelclawError, match="lost the claim"):
+        Extractor()._finish_pending(SID, "mine", pending)
+    assert read_log(log_dir) == []
+    assert read_state(log_dir)["pending"][SID]["entries"] == made
+
+
+def test_the_log_knows_which_ids_it_holds(log_dir):
+    from zettelclaw.log import Log
+
+    kept = make_entry("fact", "Max owns the canary", SID)
+    fix = make_entry("fact", "Sam owns the canary", SID, replaces=kept["id"])
+    write_log(log_dir, [kept, fix], raw_tail=b'{"id":"torn-line-id","type":"fa\n')
+    absent = make_entry("fact", "Not written", SID)["id"]
+    log = Log(log_dir / "log.jsonl")
+    assert log.holding({kept["id"], fix["id"], absent, "torn-line-id"}) == {kept["id"], fix["id"]}
+    # an id only mentioned by a replacing line is not held
+    only_replaced = make_entry("fact", "Gone", SID)
+    write_log(log_dir, [make_entry("fact", "x", SID, replaces=only_replaced["id"])])
+    assert only_replaced["id"] not in Log(log_dir / "log.jsonl").holding({only_replaced["id"]})
+
+
 # ---------------------------------------------------------------------------------------------
 # failures
 

@@ -822,8 +822,14 @@ class Extractor:
     def _commit(self, session_id: str, token: str, entries: list[dict], cursor: dict,
                 usage: Usage, *, agent=None, key=None, reason=None,
                 release: bool = False, held: bool = False, history: bool = False) -> None:
+        """Append one conversation's entries and move the session's cursor past it, in one hold
+        of the directory lock: the claim is checked, ``pending`` written (what a run killed
+        mid-way leaves for the next to finish), the lines appended and the cursor moved with
+        no other process in between. No one sees ``pending`` without being able to see its
+        lines, and a run that lost its claim appends nothing."""
+        from .fsutil import dir_lock
         from .log import Log
-        from .state import transaction
+        from .state import State
         from .subjects import append_entries
 
         record = {"token": token, "entries": entries, "cursor": cursor,
@@ -832,31 +838,38 @@ class Extractor:
             record["held"] = True
         if history:  # an import: its own cursor (zettelclaw.history)
             record["history"] = True
-        if entries:
-            with transaction() as state:
-                _check_claim(state, session_id, token)
+        with dir_lock(paths.log_dir()):
+            state = State.load()
+            _check_claim(state, session_id, token)
+            if entries:
                 state.section("pending")[session_id] = record
-            # renames/removals since the registry was read apply here, under the append's lock
-            append_entries(entries, Log())
-        with transaction() as state:
+                state.save()
+                # renames/removals since the registry was read apply here, under the lock
+                append_entries(entries, Log(), locked=True)
             _finalize(state, session_id, record)
             if release:
                 _drop_claim(state, session_id, token)
+            state.save()
 
     def _finish_pending(self, session_id: str, token: str, pending: dict) -> list[dict]:
-        """A run killed between writing ``pending`` and finalizing: append what is missing."""
+        """A run killed between writing ``pending`` and finalizing: append what is missing,
+        in the same hold of the lock as the look for what is there."""
+        from .fsutil import dir_lock
         from .log import Log
-        from .state import transaction
+        from .state import State
         from .subjects import append_entries
 
         entries = [e for e in pending.get("entries") or [] if isinstance(e, dict)]
         log = Log(warn=False)
-        present = log.ids() if entries else set()
-        missing = [e for e in entries if e.get("id") not in present]
-        if missing:
-            append_entries(missing, log)
-        with transaction() as state:
+        with dir_lock(paths.log_dir()):
+            state = State.load()
+            _check_claim(state, session_id, token)
+            present = log.holding({e.get("id") for e in entries}) if entries else set()
+            missing = [e for e in entries if e.get("id") not in present]
+            if missing:
+                append_entries(missing, log, locked=True)
             _finalize(state, session_id, {**pending, "token": token})
+            state.save()
         return missing
 
     def _record_failure(self, session_id: str, token: str, error: str, *, agent=None,

@@ -140,16 +140,19 @@ def _renames() -> dict:
     return section if isinstance(section, dict) else {}
 
 
-def append_entries(entries: list[dict], log=None) -> int:
-    """Register the entries' subjects and append them to the log, in one hold of the lock.
+def append_entries(entries: list[dict], log=None, *, locked: bool = False) -> int:
+    """Register the entries' subjects and append them to the log, in one hold of the lock
+    (``locked``: the caller holds it already).
 
     A subject renamed since the caller read the registry is written as its new slug; a removed
     one stays on the entry but is not registered again. Returns how many lines were written.
     """
+    import contextlib
+
     from .log import Log
 
     log = log if log is not None else Log()
-    with dir_lock(paths.log_dir()):
+    with contextlib.nullcontext() if locked else dir_lock(paths.log_dir()):
         renames = _renames()
         for entry in entries:
             target = renames.get(entry.get("subject") or "")

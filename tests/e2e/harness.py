@@ -165,10 +165,13 @@ class OpenClawHome:
                 os.killpg(self.gateway.pid, signal.SIGKILL)
             self.gateway.wait(10)
         self.gateway = None
+        self.log_entries()  # the log is still true at the end (one line per id)
 
     # ---- zettelclaw's files
 
     def log_entries(self) -> list[dict]:
+        """The log's entries; every read checks that no id is on two lines (an append-only
+        log never repeats one: a correction is a new id)."""
         path = self.log_dir / "log.jsonl"
         if not path.exists():
             return []
@@ -176,6 +179,9 @@ class OpenClawHome:
         for line in path.read_text().splitlines():
             with contextlib.suppress(ValueError):
                 out.append(json.loads(line))
+        ids = [e.get("id") for e in out if isinstance(e, dict)]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        assert not repeated, f"ids on more than one line of {path}: {repeated}"
         return out
 
     def wait_for(self, predicate, timeout: float, what: str, interval: float = 0.5):
