@@ -426,9 +426,10 @@ def test_finishing_an_interrupted_append_needs_the_claim(auth_session, log_dir, 
             make_entry("handoff", "Auth migration in progress", SID)]
     log_dir.mkdir(parents=True, exist_ok=True)
     pending = {"token": "dead", "entries": made, "cursor": None, "tokens": {}}
-    (log_dir / "state.json").write_text(json.dumps({
-        "pending": {SID: pending}, "claims": {SID: {"token": "someone-else", "pid": os.getpid(),
-                                                    "host": "here", "at": "2099-01-01T00:00:00Z"}}}))
+    other = {"token": "someone-else", "pid": os.getpid(), "host": "here",
+             "at": "2099-01-01T00:00:00Z"}
+    (log_dir / "state.json").write_text(json.dumps({"pending": {SID: pending},
+                                                    "claims": {SID: other}}))
     with pytest.raises(ZettelclawError, match="lost the claim"):
         Extractor()._finish_pending(SID, "mine", pending)
     assert read_log(log_dir) == []

@@ -286,7 +286,7 @@ class Log:
         count."""
         needles = {i: b'"id":"' + i.encode() + b'"' for i in ids if isinstance(i, str)}
         found: set[str] = set()
-        for base, block, stop in self.blocks():
+        for _base, block, stop in self.blocks():
             for entry_id, needle in needles.items():
                 if entry_id in found:
                     continue
