@@ -129,6 +129,25 @@ def test_a_failing_ripgrep_pass_falls_back_to_python(full_log, zc, tmp_path, fai
         assert fast.stderr == plain.stderr
 
 
+def test_a_log_renamed_over_while_ripgrep_reads_is_read_again(full_log, zc, tmp_path):
+    """`subjects rename` renames a new log over the old one while rg reads: the search never
+    mixes rg's offsets in one file with the lines of the other; it reads the new log."""
+    swap = tmp_path / "new-log.jsonl"
+    swap.write_bytes(orjson.dumps(entry(0, subject="elsewhere", content="x" * 500)) + b"\n"
+                     + full_log.read_bytes())
+    fake = tmp_path / "rg"
+    fake.write_text(f'#!/bin/sh\ncase "$*" in *replaces*) [ -f {swap} ] && mv {swap} '
+                    f'{full_log};; esac\nexec {ripgrep_module.ripgrep()} "$@"\n')
+    fake.chmod(0o755)
+    args = ["search", "--subject", "webhooks", "--type", "decision", "--json"]
+    fast = zc(*args, env={"ZETTELCLAW_RG": str(fake)})
+    assert not swap.exists()  # the log was renamed over during the search
+    plain = zc(*args, env={"ZETTELCLAW_RG": "0"})
+    assert fast.returncode == plain.returncode == 0, fast.stderr
+    assert ids(fast) == ids(plain) == ["e0003", "e0007", "e0009", "e0010", "e0012", "e0013",
+                                       "e0015", "e0016", "e0017", "e0021", "e0024"]
+
+
 SPAWN_FIRST = """
 import io, sys, contextlib
 events = []
