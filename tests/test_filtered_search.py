@@ -101,16 +101,91 @@ def test_only_current_versions_in_log_order(full_log, zc, cli):
 
 def test_the_fast_path_is_the_one_taken(full_log, cli, monkeypatch):
     calls = []
-    real = ripgrep_module.filtered
+    real = ripgrep_module.Filtered.resolution
 
-    def spy(*args, **kwargs):
-        found = real(*args, **kwargs)
+    def spy(self):
+        found = real(self)
         calls.append(found is not None)
         return found
 
-    monkeypatch.setattr(ripgrep_module, "filtered", spy)
+    monkeypatch.setattr(ripgrep_module.Filtered, "resolution", spy)
     cli.lines("search", "--subject", "webhooks", "--type", "decision", "--json")
     assert calls == [True]
+
+
+@pytest.mark.parametrize("failing", ["replaces", "fixed-strings"])
+def test_a_failing_ripgrep_pass_falls_back_to_python(full_log, zc, tmp_path, failing):
+    """rg failing in either pass (the "replaces" one, or the lines'): the search reads the log
+    in Python and answers the same, rather than trusting half an answer."""
+    fake = tmp_path / "rg"
+    fake.write_text(f'#!/bin/sh\ncase "$*" in *{failing}*) exit 2;; esac\n'
+                    f'exec {ripgrep_module.ripgrep()} "$@"\n')
+    fake.chmod(0o755)
+    for args in (["--subject", "webhooks", "--type", "decision"], ["--type", "fact", "--all"]):
+        fast = zc("search", *args, "--json", env={"ZETTELCLAW_RG": str(fake)})
+        plain = zc("search", *args, "--json", env={"ZETTELCLAW_RG": "0"})
+        assert fast.returncode == plain.returncode == 0, fast.stderr
+        assert fast.stdout == plain.stdout and fast.stdout
+        assert fast.stderr == plain.stderr
+
+
+def test_a_log_renamed_over_while_ripgrep_reads_is_read_again(full_log, zc, tmp_path):
+    """`subjects rename` renames a new log over the old one while rg reads: the search never
+    mixes rg's offsets in one file with the lines of the other; it reads the new log."""
+    swap = tmp_path / "new-log.jsonl"
+    swap.write_bytes(orjson.dumps(entry(0, subject="elsewhere", content="x" * 500)) + b"\n"
+                     + full_log.read_bytes())
+    fake = tmp_path / "rg"
+    fake.write_text(f'#!/bin/sh\ncase "$*" in *replaces*) [ -f {swap} ] && mv {swap} '
+                    f'{full_log};; esac\nexec {ripgrep_module.ripgrep()} "$@"\n')
+    fake.chmod(0o755)
+    args = ["search", "--subject", "webhooks", "--type", "decision", "--json"]
+    fast = zc(*args, env={"ZETTELCLAW_RG": str(fake)})
+    assert not swap.exists()  # the log was renamed over during the search
+    plain = zc(*args, env={"ZETTELCLAW_RG": "0"})
+    assert fast.returncode == plain.returncode == 0, fast.stderr
+    assert ids(fast) == ids(plain) == ["e0003", "e0007", "e0009", "e0010", "e0012", "e0013",
+                                       "e0015", "e0016", "e0017", "e0021", "e0024"]
+
+
+SPAWN_FIRST = """
+import io, sys, contextlib
+events = []
+
+def hook(event, args):
+    if event == "import" and args[0] in ("orjson", "zettelclaw.query"):
+        events.append(args[0])
+    elif event == "os.posix_spawn":
+        events.append("rg " + " ".join(map(str, args[1][1:])))
+
+sys.addaudithook(hook)
+sys.argv = ["zettelclaw", "search", "--subject", "webhooks", "--type", "decision", "--json"]
+from zettelclaw.__main__ import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    main()
+assert out.getvalue().count("\\n") == 11, out.getvalue()
+print("\\n".join(dict.fromkeys(events)))
+"""
+
+
+def test_ripgrep_starts_before_the_imports(full_log):
+    """The hot path starts rg's passes first: Python imports what it needs while rg reads."""
+    import os
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", SPAWN_FIRST], capture_output=True,
+                            text=True, env=os.environ)
+    assert result.returncode == 0, result.stderr
+    events = result.stdout.splitlines()
+    spawned = [i for i, e in enumerate(events) if e.startswith("rg ")]
+    # the "replaces" pass, the lines holding one value, then those holding the other too
+    assert len(spawned) == 3, events
+    assert "replaces" in events[spawned[0]]
+    assert {events[spawned[1]].split(" -- ")[0].split()[-1], events[spawned[2]].split()[-2]
+            } == {'"webhooks"', '"decision"'}, events
+    assert spawned[-1] < events.index("orjson") and spawned[-1] < events.index(
+        "zettelclaw.query"), events
 
 
 @pytest.mark.parametrize("forks", [False, True], ids=["chains", "forks"])

@@ -151,6 +151,8 @@ def _search(argv: list[str]) -> bool:
 
             # rg first: the imports and checks below happen while it reads the log
             started = start_scan(paths.log_path(), analyze(words))
+        else:
+            started = _start_filtered(opts)
         from .query import Query, parse_when, run
 
         limit = opts.get("limit")
@@ -166,7 +168,7 @@ def _search(argv: list[str]) -> bool:
 
             results = rank(query, started=started)
         else:
-            results = run(query)
+            results = run(query, started=started)
     except (ZettelclawError, ValueError, OSError, OverflowError):
         if started is not None:
             started.kill()
@@ -178,6 +180,22 @@ def _search(argv: list[str]) -> bool:
     except BrokenPipeError:  # `zettelclaw search ... | head`
         _quiet_stdout()
     return True
+
+
+def _start_filtered(opts: dict[str, str]):
+    """rg's passes for a search by filters alone (:class:`zettelclaw.ripgrep.Filtered`),
+    started before the imports they then overlap: for the values a line must hold, as
+    :meth:`zettelclaw.query.Query.needles` gives them, the longest first."""
+    from . import paths
+    from .ripgrep import Filtered
+
+    try:
+        needles = [b'"' + opts[name].encode() + b'"'
+                   for name in ("type", "subject", "status", "session") if opts.get(name)]
+    except UnicodeEncodeError:
+        return None
+    needles.sort(key=len, reverse=True)
+    return Filtered.start(paths.log_file(), needles) if needles else None
 
 
 def _quiet_stdout() -> None:

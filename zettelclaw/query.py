@@ -149,32 +149,107 @@ class Query:
         return True
 
 
-def scan(query: Query, path: Path | None = None, *, warn: bool = True):
+def scan(query: Query, path: Path | None = None, *, warn: bool = True, started=None):
     """Yield ``(position, entry)`` for every entry that matches ``query``, oldest first.
 
     Applies replacement resolution: replaced entries are skipped, or marked with
-    ``replacedBy`` when ``query.include_replaced``.
+    ``replacedBy`` when ``query.include_replaced``. With ripgrep, rg reads the log
+    (:class:`zettelclaw.ripgrep.Filtered`; ``started``: those passes, started by the hot path
+    before it imported this module); else Python reads it twice.
     """
     from . import paths
-    from .log import Log
-    from .resolve import StreamingResolution
 
     path = path or paths.log_path()
     needles = query.needles()
     # raw-byte prefilter only for words that appear verbatim in JSON (ASCII, nothing escaped)
     words = [w.encode() for w in query.words
              if w.isascii() and '"' not in w and "\\" not in w and w.isprintable()]
-
-    # the longest needle (a subject or session rather than a type) finds the candidate lines:
-    # with ripgrep, in the same pass that finds every "replaces"; else two reads in Python
+    # the longest needle (a subject or session rather than a type) finds the candidate lines
     needles.sort(key=len, reverse=True)
-    first, rest = (needles[0], needles[1:]) if needles else (None, [])
-    found = None
-    if first:
-        from .ripgrep import filtered
+    if started is not None and not set(started.needles) <= set(needles):
+        started.kill()
+        started = None
+    if started is None and needles:
+        from .ripgrep import Filtered
 
-        found = filtered(path, [first, *dict.fromkeys(rest)])
-    resolution, lines = found if found is not None else (StreamingResolution.scan(path), None)
+        started = Filtered.start(path, needles)
+    if started is not None:
+        rest = [n for n in needles if n not in started.needles]
+        found = _scan_ripgrep(query, path, started, _prefilter(rest, words), warn)
+        try:
+            first = next(found)
+        except StopIteration:
+            return
+        except _RipgrepFailed as failed:
+            started.kill()
+            warn = warn and not failed.warned
+        else:
+            yield first
+            yield from found
+            return
+    from .log import Log
+    from .resolve import StreamingResolution
+
+    resolution = StreamingResolution.scan(path)
+    first, rest = (needles[0], needles[1:]) if needles else (None, [])
+    for pos, entry in Log(path, warn=warn).located(_prefilter(rest, words), needle=first):
+        if query.matches(entry) and _current(pos, entry, resolution, query):
+            yield pos, entry
+
+
+class _RipgrepFailed(Exception):
+    """rg failed, or the log was renamed over while it read it: read the log in Python
+    (``warned``: rg's lines were read to the end, and a torn line already said so)."""
+
+    def __init__(self, warned: bool = False):
+        super().__init__()
+        self.warned = warned
+
+
+# at most this many entries wait for the "replaces" pass in memory
+_WAITING = 4096
+
+
+def _scan_ripgrep(query: Query, path: Path, started, prefilter, warn: bool):
+    """:func:`scan` over rg's lines; raises :class:`_RipgrepFailed` before its first entry.
+    The lines are parsed and matched while rg still looks for the "replaces" (they wait for
+    it in memory, a bounded number), then judged."""
+    from .log import Log
+
+    lines = started.lines()
+    if lines is None:
+        raise _RipgrepFailed
+    resolution, waiting = None, []
+    for pos, entry in Log(path, warn=warn).located(prefilter, lines=lines):
+        if not query.matches(entry):
+            continue
+        if resolution is None:
+            waiting.append((pos, entry))
+            if len(waiting) < _WAITING and (len(waiting) % 64 or not started.done()):
+                continue
+            resolution = started.resolution()
+            if resolution is None:
+                raise _RipgrepFailed
+            located, waiting = waiting, []
+        else:
+            located = ((pos, entry),)
+        for pos, entry in located:
+            if _current(pos, entry, resolution, query):
+                yield pos, entry
+    if resolution is None:
+        resolution = started.resolution()
+        if resolution is None:
+            raise _RipgrepFailed(warned=True)
+        for pos, entry in waiting:
+            if _current(pos, entry, resolution, query):
+                yield pos, entry
+
+
+def _prefilter(rest: list[bytes], words: list[bytes]):
+    """A cheap test of a raw line: it holds every needle of ``rest`` and every word
+    (lowercased); None when there is nothing to test."""
+    if not rest and not words:
+        return None
 
     def maybe(line: bytes) -> bool:
         if rest and not all(n in line for n in rest):
@@ -184,17 +259,21 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True):
             return all(w in lowered for w in words)
         return True
 
-    prefilter = maybe if rest or words else None
-    for pos, entry in Log(path, warn=warn).located(prefilter, needle=first, lines=lines):
-        if not query.matches(entry):
-            continue
-        replacer = (resolution.replaced_by(entry["id"], pos)
-                    if resolution.is_named(entry["id"]) else None)
-        if replacer is not None:
-            if not query.include_replaced:
-                continue
-            entry["replacedBy"] = replacer
-        yield pos, entry
+    return maybe
+
+
+def _current(pos: int, entry: dict, resolution, query: Query) -> bool:
+    """Whether ``entry`` (its line at ``pos``) is shown: not replaced by a later line, or
+    ``include_replaced`` (it then carries ``replacedBy``)."""
+    if not resolution.is_named(entry["id"]):
+        return True
+    replacer = resolution.replaced_by(entry["id"], pos)
+    if replacer is None:
+        return True
+    if query.include_replaced:
+        entry["replacedBy"] = replacer
+        return True
+    return False
 
 
 def latest(located, limit: int) -> list[tuple[int, dict]]:
@@ -301,10 +380,12 @@ def latest_entries(limit: int, path: Path | None = None, *,
     return [entry for _, entry in chosen]
 
 
-def run(query: Query, path: Path | None = None) -> list[dict]:
+def run(query: Query, path: Path | None = None, *, started=None) -> list[dict]:
     """Matching entries in log order; with a limit, the ``limit`` latest-dated of them (still
-    in log order, so a limited listing is a part of the unlimited one)."""
+    in log order, so a limited listing is a part of the unlimited one). ``started``: see
+    :func:`scan`."""
+    located = scan(query, path, started=started)
     if query.limit:
-        chosen = sorted(latest(scan(query, path), query.limit), key=lambda item: item[0])
+        chosen = sorted(latest(located, query.limit), key=lambda item: item[0])
         return [entry for _, entry in chosen]
-    return [entry for _, entry in scan(query, path)]
+    return [entry for _, entry in located]
