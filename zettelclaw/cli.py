@@ -20,7 +20,28 @@ from .errors import ZettelclawError, os_error
 
 
 class _Group(TyperGroup):
-    """Turns domain errors raised anywhere below into one line and an exit code."""
+    """Turns domain errors raised anywhere below into one line and an exit code, and usage
+    errors (an unknown option, a missing argument, a bad value) into one ``Error:`` line and
+    a ``Try '... --help'.`` line, exit 2, instead of Typer's boxed usage panel."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        from typer import Abort
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except NoArgsIsHelpError as exc:  # `zettelclaw` alone: the help, as before
+            exc.show()
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            _usage_error(exc)
+        except Abort:  # Ctrl-C or Ctrl-D at a question
+            typer.echo("Aborted.", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
 
     def invoke(self, ctx):
         try:
@@ -44,13 +65,26 @@ def _fail(exc: ZettelclawError):
     raise typer.Exit(exc.exit_code) from None
 
 
+def _usage_error(exc) -> None:
+    """Click's usage error as one ``Error:`` line (redacted: it may quote an argument) and,
+    when the command has a help option, one line naming it; exit 2 (Click's code)."""
+    from .redact import redact
+
+    message = " ".join(redact(exc.format_message()).split()) or type(exc).__name__
+    typer.echo(f"Error: {message}", err=True)
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None and ctx.command.get_help_option(ctx) is not None:
+        typer.echo(f"Try '{ctx.command_path} --help'.", err=True)
+    sys.exit(exc.exit_code)
+
+
 app = typer.Typer(
     cls=_Group,
     name="zettelclaw",
     help="The memory of an OpenClaw agent: an append-only event log, a nightly briefing, "
          "search.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, pwsh)
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -73,7 +107,8 @@ def root(
                             "Default: $OPENCLAW_WORKSPACE_DIR, agents.defaults.workspace, "
                             "~/.openclaw/workspace.", show_default=False)] = None,
     version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+        "--version", "-V", callback=_version, is_eager=True,
+        help="Show the version and exit.")] = False,
 ) -> None:
     """zettelclaw: the memory system of an OpenClaw agent."""
     if home is not None:
