@@ -190,6 +190,12 @@ def test_every_readme_and_skill_example_and_command_table_option_exists():
             assert option in options, (named.group(1), option)
 
 
+def test_help_paragraphs_wrap_at_the_terminal_not_where_the_source_broke_them(zc):
+    lines = zc("write", "--help", env={"COLUMNS": "200"}).stdout.decode().splitlines()
+    assert any("corrects the current version of that chain (said on stderr)" in line
+               for line in lines), lines
+
+
 def test_log_marks_replaced_entries_as_its_help_says(design_log, cli):
     assert "a replaced one is marked" in cli("log", "--help").stdout
     code, out = on_terminal("log")

@@ -138,3 +138,24 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
 for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
                 brief, init, doctor, paths):
     _module.register(app)
+
+
+def _reflow(text: str | None) -> str | None:
+    """A docstring's paragraphs as single lines: Typer 0.28 prints the line breaks of every
+    paragraph after the first as they are, which wraps them mid-sentence on a terminal."""
+    if not text:
+        return text
+    import inspect
+
+    return "\n\n".join(" ".join(paragraph.split("\n"))
+                       for paragraph in inspect.cleandoc(text).split("\n\n"))
+
+
+def _reflow_help(typer_app: typer.Typer) -> None:
+    for info in typer_app.registered_commands:
+        info.help = _reflow(info.help or (info.callback.__doc__ if info.callback else None))
+    for group in typer_app.registered_groups:
+        _reflow_help(group.typer_instance)
+
+
+_reflow_help(app)

@@ -32,8 +32,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Read one thing from memory: an entry, a conversation or MEMORY.md.
 
-        ``get ID --transcript`` shows the conversation the entry came from; ``get session:ID``
-        every conversation of that session. Both come a page at a time (``--from``, ``--lines``).
+        `get ID --transcript` shows the conversation the entry came from; `get session:ID`
+        every conversation of that session. Both come a page at a time (`--from`, `--lines`).
 
         An entry is data: JSON Lines when piped. A conversation or MEMORY.md is text, piped or
         not (`zettelclaw get MEMORY.md | grep Pending`); --json gives it as one JSON object
