@@ -225,6 +225,9 @@ def test_content_that_starts_with_a_dash_is_content(log_dir, zc):
         assert (entry["content"], entry["detail"], entry["subject"]) == (content, "-3 dB",
                                                                          "weather")
     assert zc("write", "fact", "--", "-x").returncode == 0
+    found = zc("search", "-5 degrees")  # a query may start with a dash too
+    assert found.returncode == 0 and orjson.loads(found.stdout.splitlines()[0])["content"] == \
+        "-5 degrees outside"
 
 
 def test_dash_capital_v_is_version(cli):

@@ -45,8 +45,9 @@ def _is_text(arg: str) -> bool:
 
 
 def text_command():
-    """The command class for commands whose arguments are free text (``write``): an argument
-    like "-5 degrees outside" is text, not an unknown option (``--`` still ends options)."""
+    """The command class for commands whose arguments are free text (``write``, ``search``):
+    an argument like "-5 degrees outside" is text, not an unknown option (``--`` still ends
+    options)."""
     from typer.core import TyperCommand
 
     class TextCommand(TyperCommand):

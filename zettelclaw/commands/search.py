@@ -13,13 +13,14 @@ from ._options import (
     complete_type,
     parse_window,
     scope,
+    text_command,
 )
 
 TERMINAL_ROWS = 50  # without a query or --limit, a terminal shows the latest-dated this many
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(cls=text_command())
     def search(
         query: Annotated[Optional[list[str]], typer.Argument(
             help="A question or keywords: ranks entries and memory files by relevance (BM25).",
