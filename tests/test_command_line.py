@@ -59,7 +59,8 @@ USAGE_ERRORS = [  # the arguments, and the command the "Try" line names (None: n
     (("write", "fact", "-x"), "write"),  # an unknown short option stays one
     (("get",), "get"),
     (("sweep", "--concurrency", "0"), "sweep"),  # out of range
-    (("brief", "--now"), None),  # an option without its value (Click names no command)
+    (("brief", "--now"), "brief"),  # an option without its value
+    (("--home", "/tmp", "subjects", "add", "x", "--type"), "subjects add"),
     (("handoff", "extra"), "handoff"),  # an extra argument
     (("handoff", "--bogus"), "handoff"),
     (("subjects", "rename", "only-one"), "subjects rename"),

@@ -37,11 +37,26 @@ class _Group(TyperGroup):
             exc.show()
             sys.exit(exc.exit_code)
         except ClickException as exc:
-            _usage_error(exc)
+            _usage_error(exc, self._command_path(sys.argv[1:] if args is None else args))
         except Abort:  # Ctrl-C or Ctrl-D at a question
             typer.echo("Aborted.", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
+
+    def _command_path(self, args) -> str:
+        """``zettelclaw`` and the (sub)command names ``args`` call, for an error Click raised
+        without its context (an option missing its value)."""
+        path, command, words = ["zettelclaw"], self, list(args)
+        while words and hasattr(command, "commands"):
+            word = words.pop(0)
+            if word in ("--home", "--workspace"):
+                words[:1] = []
+            elif not word.startswith("-"):
+                command = command.commands.get(word)
+                if command is None:
+                    break
+                path.append(word)
+        return " ".join(path)
 
     def invoke(self, ctx):
         try:
@@ -65,16 +80,17 @@ def _fail(exc: ZettelclawError):
     raise typer.Exit(exc.exit_code) from None
 
 
-def _usage_error(exc) -> None:
-    """Click's usage error as one ``Error:`` line (redacted: it may quote an argument) and,
-    when the command has a help option, one line naming it; exit 2 (Click's code)."""
+def _usage_error(exc, command_path: str) -> None:
+    """Click's usage error as one ``Error:`` line (redacted: it may quote an argument) and one
+    line naming the command's help; exit 2 (Click's code)."""
     from .redact import redact
 
     message = " ".join(redact(exc.format_message()).split()) or type(exc).__name__
     typer.echo(f"Error: {message}", err=True)
     ctx = getattr(exc, "ctx", None)
-    if ctx is not None and ctx.command.get_help_option(ctx) is not None:
-        typer.echo(f"Try '{ctx.command_path} --help'.", err=True)
+    if ctx is not None:
+        command_path = ctx.command_path
+    typer.echo(f"Try '{command_path} --help'.", err=True)
     sys.exit(exc.exit_code)
 
 
