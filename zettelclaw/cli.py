@@ -20,7 +20,43 @@ from .errors import ZettelclawError, os_error
 
 
 class _Group(TyperGroup):
-    """Turns domain errors raised anywhere below into one line and an exit code."""
+    """Turns domain errors raised anywhere below into one line and an exit code, and usage
+    errors (an unknown option, a missing argument, a bad value) into one ``Error:`` line and
+    a ``Try '... --help'.`` line, exit 2, instead of Typer's boxed usage panel."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        from typer import Abort
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except NoArgsIsHelpError as exc:  # `zettelclaw` alone: the help, as before
+            exc.show()
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            _usage_error(exc, self._command_path(sys.argv[1:] if args is None else args))
+        except Abort:  # Ctrl-C or Ctrl-D at a question
+            typer.echo("Aborted.", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
+
+    def _command_path(self, args) -> str:
+        """``zettelclaw`` and the (sub)command names ``args`` call, for an error Click raised
+        without its context (an option missing its value)."""
+        path, command, words = ["zettelclaw"], self, list(args)
+        while words and hasattr(command, "commands"):
+            word = words.pop(0)
+            if word in ("--home", "--workspace"):
+                words[:1] = []
+            elif not word.startswith("-"):
+                command = command.commands.get(word)
+                if command is None:
+                    break
+                path.append(word)
+        return " ".join(path)
 
     def invoke(self, ctx):
         try:
@@ -44,13 +80,27 @@ def _fail(exc: ZettelclawError):
     raise typer.Exit(exc.exit_code) from None
 
 
+def _usage_error(exc, command_path: str) -> None:
+    """Click's usage error as one ``Error:`` line (redacted: it may quote an argument) and one
+    line naming the command's help; exit 2 (Click's code)."""
+    from .redact import redact
+
+    message = " ".join(redact(exc.format_message()).split()) or type(exc).__name__
+    typer.echo(f"Error: {message}", err=True)
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        command_path = ctx.command_path
+    typer.echo(f"Try '{command_path} --help'.", err=True)
+    sys.exit(exc.exit_code)
+
+
 app = typer.Typer(
     cls=_Group,
     name="zettelclaw",
     help="The memory of an OpenClaw agent: an append-only event log, a nightly briefing, "
          "search.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, pwsh)
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -73,7 +123,8 @@ def root(
                             "Default: $OPENCLAW_WORKSPACE_DIR, agents.defaults.workspace, "
                             "~/.openclaw/workspace.", show_default=False)] = None,
     version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+        "--version", "-V", callback=_version, is_eager=True,
+        help="Show the version and exit.")] = False,
 ) -> None:
     """zettelclaw: the memory system of an OpenClaw agent."""
     if home is not None:
@@ -103,3 +154,24 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
 for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
                 brief, init, doctor, paths):
     _module.register(app)
+
+
+def _reflow(text: str | None) -> str | None:
+    """A docstring's paragraphs as single lines: Typer 0.28 prints the line breaks of every
+    paragraph after the first as they are, which wraps them mid-sentence on a terminal."""
+    if not text:
+        return text
+    import inspect
+
+    return "\n\n".join(" ".join(paragraph.split("\n"))
+                       for paragraph in inspect.cleandoc(text).split("\n\n"))
+
+
+def _reflow_help(typer_app: typer.Typer) -> None:
+    for info in typer_app.registered_commands:
+        info.help = _reflow(info.help or (info.callback.__doc__ if info.callback else None))
+    for group in typer_app.registered_groups:
+        _reflow_help(group.typer_instance)
+
+
+_reflow_help(app)

@@ -102,6 +102,10 @@ class Query:
             raise UsageError(f"unknown status {self.status!r}: use open or done")
         if self.limit is not None and self.limit < 1:
             raise UsageError("--limit must be at least 1")
+        if self.subject is not None:  # a malformed slug is a usage error, not "no entries"
+            from .subjects import check_slug
+
+            check_slug(self.subject)
         check_query(self.text)
         self.words = [w.lower() for w in (self.text or "").split() if w]
 

@@ -10,6 +10,11 @@ import typer
 JsonOption = Annotated[bool, typer.Option(
     "--json", help="Print JSON (JSON Lines for lists); the default when stdout is not a terminal.")]
 
+# the commands whose output is text, piped or not: a report for a person or a log file
+# (doctor, sweep, import), the handoff block the plugin injects
+TextJsonOption = Annotated[bool, typer.Option(
+    "--json", help="Print JSON. Without it: text, piped or not.")]
+
 
 AgentOption = Annotated[Optional[list[str]], typer.Option(
     "--agent", metavar="ID[,ID...]|all",
@@ -29,3 +34,63 @@ def parse_window(value: str | None, *, end: bool = False) -> datetime | None:
     from ..query import parse_when
 
     return parse_when(value, end_of_day=end) if value else None
+
+
+def _is_text(arg: str) -> bool:
+    """An argument that starts with "-" but is no option: "-5 degrees outside", "- item",
+    "-> done" (a dash then a digit, a space or a sign), or anything with a space before its
+    "=" (no option name holds one). ``-x`` and ``--name[=value]`` stay options."""
+    name = arg.partition("=")[0] if arg.startswith("--") else arg
+    return any(c.isspace() for c in name) or not (arg[1].isalpha() or arg[1] == "-")
+
+
+def text_command():
+    """The command class for commands whose arguments are free text (``write``, ``search``):
+    an argument like "-5 degrees outside" is text, not an unknown option (``--`` still ends
+    options)."""
+    from typer.core import TyperCommand
+
+    class TextCommand(TyperCommand):
+        def make_parser(self, ctx):
+            parser = super().make_parser(ctx)
+            process = parser._process_opts
+
+            def process_opts(arg, state):
+                if _is_text(arg):
+                    state.largs.append(arg)
+                else:
+                    process(arg, state)
+
+            parser._process_opts = process_opts
+            return parser
+
+    return TextCommand
+
+
+def read_stdin_if_dash(value: str, what: str) -> str:
+    """``-`` means: read ``what`` from stdin (a hint on stderr when stdin is a terminal)."""
+    import sys
+
+    if value != "-":
+        return value
+    if sys.stdin.isatty():
+        typer.echo(f"Reading the {what} from stdin; end it with Ctrl-D.", err=True)
+    return sys.stdin.read()
+
+
+def complete_type(incomplete: str) -> list[str]:
+    """Shell completion of an entry type."""
+    from ..log import TYPES
+
+    return [t for t in TYPES if t.startswith(incomplete)]
+
+
+def complete_subject(incomplete: str) -> list[str]:
+    """Shell completion of a subject slug: the registry's (nothing if it cannot be read)."""
+    from ..errors import ZettelclawError
+    from ..subjects import Registry
+
+    try:
+        return [slug for slug, _ in Registry.load().items() if slug.startswith(incomplete)]
+    except (ZettelclawError, OSError):
+        return []

@@ -6,13 +6,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import JsonOption
+from ._options import TextJsonOption
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def doctor(
-        as_json: JsonOption = False,
+        as_json: TextJsonOption = False,
         openclaw: Annotated[Optional[str], typer.Option(
             "--openclaw", metavar="PATH",
             help="The openclaw executable. Default: $OPENCLAW_BIN, then `openclaw` on PATH.",

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, JsonOption
+from ._options import AgentOption
 
 
 def register(app: typer.Typer) -> None:
@@ -25,12 +25,19 @@ def register(app: typer.Typer) -> None:
             "--lines", help="For a file or a conversation: number of lines (a conversation: "
                             "200 lines or about 16 KB at a time by default).")] = None,
         agent: AgentOption = None,
-        as_json: JsonOption = False,
+        as_json: Annotated[bool, typer.Option(
+            "--json", help="Print JSON: an entry (and --history) is JSON Lines when piped anyway; "
+                           "a conversation or a file is its text, piped or not, unless "
+                           "--json.")] = False,
     ) -> None:
         """Read one thing from memory: an entry, a conversation or MEMORY.md.
 
-        ``get ID --transcript`` shows the conversation the entry came from; ``get session:ID``
-        every conversation of that session. Both come a page at a time (``--from``, ``--lines``).
+        `get ID --transcript` shows the conversation the entry came from; `get session:ID`
+        every conversation of that session. Both come a page at a time (`--from`, `--lines`).
+
+        An entry is data: JSON Lines when piped. A conversation or MEMORY.md is text, piped or
+        not (`zettelclaw get MEMORY.md | grep Pending`); --json gives it as one JSON object
+        with the page's `text`, `from`, `lines`, `totalLines` and `next`.
         """
         from .. import lookup
         from ..render import emit_json, emit_json_lines, want_json

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import typer
 
-from ._options import AgentOption, JsonOption
+from ._options import AgentOption, TextJsonOption
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def handoff(agent: AgentOption = None, as_json: JsonOption = False) -> None:
-        """Print the last handoff and that session's open tasks and decisions (§6.1)."""
+    def handoff(agent: AgentOption = None, as_json: TextJsonOption = False) -> None:
+        """Print the last handoff and that session's open tasks and decisions.
+
+        Text even when piped: it is the block the plugin puts before each prompt. --json
+        prints the handoff entry and the tasks and decisions as one JSON object.
+        """
         from ..handoff import print_handoff
 
         print_handoff(as_json, agent)

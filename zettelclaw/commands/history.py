@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import JsonOption, parse_window
+from ._options import parse_window
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +31,9 @@ def register(app: typer.Typer) -> None:
                                 "on a terminal).")] = False,
         concurrency: Annotated[int, typer.Option(
             "--concurrency", "-j", min=1, max=64, help="Sessions extracted at once.")] = 4,
-        as_json: JsonOption = False,
+        as_json: Annotated[bool, typer.Option(
+            "--json", help="Print JSON: the --dry-run list is JSON Lines when piped anyway; the "
+                           "import's summary is text, piped or not, unless --json.")] = False,
     ) -> None:
         """Extract the conversations that ended before `zettelclaw init` installed zettelclaw.
 

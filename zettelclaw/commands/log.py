@@ -16,7 +16,10 @@ def register(app: typer.Typer) -> None:
         agent: AgentOption = None,
         as_json: JsonOption = False,
     ) -> None:
-        """Show the N latest-dated entries, oldest first (replaced ones marked).
+        """Show the N latest-dated entries, oldest first; a replaced one is marked.
+
+        On a terminal a replaced entry is struck through, followed by `→` and the id of the
+        entry that replaced it; in JSON it has `replacedBy`.
 
         By when their conversations happened, not by their place in the file (a late
         extraction appends older entries at the end); equal dates keep file order.

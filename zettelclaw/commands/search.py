@@ -6,19 +6,30 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, JsonOption, parse_window, scope
+from ._options import (
+    AgentOption,
+    JsonOption,
+    complete_subject,
+    complete_type,
+    parse_window,
+    scope,
+    text_command,
+)
+
+TERMINAL_ROWS = 50  # without a query or --limit, a terminal shows the latest-dated this many
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(cls=text_command())
     def search(
         query: Annotated[Optional[list[str]], typer.Argument(
             help="A question or keywords: ranks entries and memory files by relevance (BM25).",
             show_default=False)] = None,
         type_: Annotated[Optional[str], typer.Option(
-            "--type", "-t", help="task, fact, decision, question or handoff.")] = None,
+            "--type", "-t", help="task, fact, decision, question or handoff.",
+            autocompletion=complete_type)] = None,
         subject: Annotated[Optional[str], typer.Option(
-            "--subject", "-s", help="Subject slug.")] = None,
+            "--subject", "-s", help="Subject slug.", autocompletion=complete_subject)] = None,
         status: Annotated[Optional[str], typer.Option(
             "--status", help="Task status: open or done.")] = None,
         session: Annotated[Optional[str], typer.Option(
@@ -31,8 +42,9 @@ def register(app: typer.Typer) -> None:
             "--all", help="Include replaced entries, marked with replacedBy.")] = False,
         limit: Annotated[Optional[int], typer.Option(
             "--limit", "-n",
-            help="At most N results: the best N with a query (default 20), else the most "
-                 "recent.")] = None,
+            help="At most N results: the best N with a query (default 20), else the N most "
+                 "recent (default on a terminal: 50 and a line saying how many more; piped: "
+                 "all).")] = None,
         agent: AgentOption = None,
         as_json: JsonOption = False,
         explain: Annotated[bool, typer.Option(
@@ -57,7 +69,18 @@ def register(app: typer.Typer) -> None:
             if explain and results and not want_json(as_json):
                 print_explanations(results)
             return
-        emit_entries(run(q), as_json, empty_message="No matching entries.")
+        found = run(q)
+        if limit is None and not want_json(as_json) and len(found) > TERMINAL_ROWS:
+            from ..query import latest
+
+            # a table of 20,000 rows helps nobody: the most recent, and how to see the rest
+            shown = [entry for _, entry in sorted(latest(enumerate(found), TERMINAL_ROWS),
+                                                  key=lambda item: item[0])]
+            emit_entries(shown, as_json)
+            typer.echo(f"{len(found) - len(shown):,} more (the {len(shown)} most recent are "
+                       f"shown): --limit N shows N; piped output lists them all.", err=True)
+            return
+        emit_entries(found, as_json, empty_message="No matching entries.")
 
 
 def print_explanations(results: list[dict]) -> None:

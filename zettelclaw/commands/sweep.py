@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import JsonOption, parse_window
+from ._options import TextJsonOption, parse_window
 
 
 def register(app: typer.Typer) -> None:
@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
             help="When the gateway started (ISO time; the plugin passes it on gateway_start): "
                  "an open conversation quiet since before then was cut off by a crash or stop "
                  "and is extracted now, not after 30 minutes.", show_default=False)] = None,
-        as_json: JsonOption = False,
+        as_json: TextJsonOption = False,
     ) -> None:
         """Find and extract every session in both OpenClaw layouts that needs it.
 

@@ -1,0 +1,306 @@
+"""The command line as people expect it (issue 14): usage errors in one line, help that says
+what the commands do, a terminal that is not flooded, stdin for `write`, -V, completion, and
+JSON when piped where the help and the README say so."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import orjson
+import pytest
+
+from tests.conftest import REPO, write_log
+from tests.test_hostile_text import on_terminal
+
+
+def fact(i: int, **more) -> dict:
+    return {"id": f"F{i:04d}_aaaaaaa", "timestamp": f"2026-03-01T{i // 60:02d}:{i % 60:02d}:00Z",
+            "type": "fact", "content": f"fact number {i}", "session": "s1", **more}
+
+
+# -- search on a terminal ---------------------------------------------------------------------
+
+def test_search_without_a_query_on_a_terminal_shows_the_latest_50_and_says_how_many_more(
+        log_dir, zc):
+    write_log(log_dir, [fact(i) for i in range(120)])
+    code, out = on_terminal("search")
+    assert code == 0, out
+    shown = set(re.findall(r"F\d{4}_aaaaaaa", out))
+    assert shown == {f"F{i:04d}_aaaaaaa" for i in range(70, 120)}, sorted(shown)
+    assert "70 more (the 50 most recent are shown): --limit N shows N" in out
+
+    code, out = on_terminal("search", "--limit", "100")
+    assert code == 0 and len(set(re.findall(r"F\d{4}_aaaaaaa", out))) == 100
+    assert "more (the" not in out
+
+    piped = zc("search")
+    assert piped.returncode == 0
+    assert len(piped.stdout.splitlines()) == 120 and b"more" not in piped.stderr
+
+
+def test_a_short_listing_on_a_terminal_has_no_more_line(log_dir):
+    write_log(log_dir, [fact(i) for i in range(50)])
+    code, out = on_terminal("search")
+    assert code == 0 and len(set(re.findall(r"F\d{4}_aaaaaaa", out))) == 50
+    assert "more (the" not in out
+
+
+# -- usage errors -----------------------------------------------------------------------------
+
+USAGE_ERRORS = [  # the arguments, and the command the "Try" line names (None: no Try line)
+    (("search", "--bogus"), "search"),  # an unknown option
+    (("search", "--limt", "3"), "search"),  # a mistyped one
+    (("search", "--limit", "x"), "search"),  # a bad value
+    (("search", "--limit", "x", "--json"), "search"),  # the per-turn form hands it over
+    (("search", "--subject", "Bad Slug"), None),  # README: a malformed slug is exit 2
+    (("search", "--subject", "Bad Slug", "--json"), None),
+    (("write", "fact"), "write"),  # a missing argument
+    (("write", "fact", "-x"), "write"),  # an unknown short option stays one
+    (("get",), "get"),
+    (("sweep", "--concurrency", "0"), "sweep"),  # out of range
+    (("brief", "--now"), "brief"),  # an option without its value
+    (("--home", "/tmp", "subjects", "add", "x", "--type"), "subjects add"),
+    (("handoff", "extra"), "handoff"),  # an extra argument
+    (("handoff", "--bogus"), "handoff"),
+    (("subjects", "rename", "only-one"), "subjects rename"),
+    (("no-such-command",), ""),
+]
+
+
+@pytest.mark.parametrize(("args", "command"), USAGE_ERRORS,
+                         ids=[" ".join(args) for args, _ in USAGE_ERRORS])
+def test_a_usage_error_is_one_error_line_and_a_try_line_exit_2(design_log, zc, args, command):
+    result = zc(*args)
+    err = result.stderr.decode().splitlines()
+    assert result.returncode == 2, (result.stdout, err)
+    assert result.stdout == b""
+    assert err[0].startswith("Error: "), err
+    if command is None:
+        assert len(err) == 1, err
+    else:
+        assert err[1:] == [f"Try '{' '.join(['zettelclaw', command]).strip()} --help'."], err
+
+
+def test_a_malformed_slug_is_refused_on_a_terminal_too(design_log):
+    code, out = on_terminal("search", "--subject", "Bad Slug")
+    assert code == 2
+    assert out.strip().startswith("Error: 'Bad Slug' is not a valid subject slug")
+
+
+def test_a_usage_error_never_prints_a_secret_it_quotes(zc):
+    secret = "sk-ant-api03-" + "A1b2C3d4" * 12
+    result = zc("handoff", secret)
+    assert result.returncode == 2
+    assert secret not in result.stderr.decode() and "[redacted]" in result.stderr.decode()
+
+
+# -- help that matches behaviour --------------------------------------------------------------
+
+def _tree():
+    """Every command as (path, click command), with the root group first."""
+    import typer.main
+
+    from zettelclaw.cli import app
+
+    root = typer.main.get_command(app)
+    out = [((), root)]
+    for name, command in sorted(root.commands.items()):
+        out.append(((name,), command))
+        for sub, leaf in sorted(getattr(command, "commands", {}).items()):
+            out.append(((name, sub), leaf))
+    return root, out
+
+
+def _options(command) -> set[str]:
+    return {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)
+            if opt.startswith("-")}
+
+
+def _help_texts(command) -> list[str]:
+    return [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+
+
+def _examples(text: str) -> list[list[str]]:
+    """The `zettelclaw ...` commands a text shows (in backticks, or a line of a code block),
+    as argument lists; the part of a pipeline that runs zettelclaw; not a synopsis with a
+    placeholder (`zettelclaw COMMAND --help`)."""
+    found = []
+    for snippet in re.findall(r"`((?:[^`\n]*\|\s*)?zettelclaw [^`\n]*)`", text):
+        found.append(snippet)
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        found.extend(line.split("#")[0] for line in block.splitlines()
+                     if re.match(r"\s*(\w+=\S+\s+)*zettelclaw ", line))
+    out = []
+    for snippet in found:
+        words = shlex.split(re.sub(r"<[^>]*>", "X", snippet))  # <the user's message>
+        start = words.index("zettelclaw") + 1
+        words = words[start:]
+        words = words[:words.index("|")] if "|" in words else words
+        if not any(re.fullmatch(r"[A-Z]{2,}", w) for w in words):  # COMMAND, ID: a synopsis
+            out.append(words)
+    return out
+
+
+def _parse(argv: list[str]) -> None:
+    """Parse ``zettelclaw ARGV`` as the CLI would, running nothing (callbacks replaced)."""
+    root, tree = _tree()
+    for _, command in tree:
+        command.callback = lambda *a, **k: None
+    root.main(args=list(argv), prog_name="zettelclaw", standalone_mode=False)
+
+
+def test_every_help_text_names_only_options_that_exist_and_its_examples_parse(cli):
+    root, tree = _tree()
+    everywhere = _options(root)
+    checked = 0
+    for path, command in tree:
+        result = cli(*path, "--help")
+        assert result.exit_code == 0 and "Usage:" in result.stdout, path
+        for text in _help_texts(command):
+            examples = _examples(text)
+            for example in examples:
+                _parse(example)  # raises a usage error if the example does not parse
+                checked += 1
+            prose = re.sub(r"`(?:[^`\n]*\|\s*)?zettelclaw [^`\n]*`", "", text)
+            for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", prose):
+                assert option in _options(command) | everywhere, (path, option, text)
+    assert checked >= 3  # write, get and log show examples
+
+
+def test_every_readme_and_skill_example_and_command_table_option_exists():
+    readme = (REPO / "README.md").read_text()
+    # the examples: code blocks and inline commands; a table row is a synopsis (checked below)
+    examples = _examples("\n".join(ln for ln in readme.splitlines() if not ln.startswith("|")))
+    examples += _examples((REPO / "skills" / "zettelclaw" / "SKILL.md").read_text())
+    assert len(examples) > 10
+    for argv in examples:
+        _parse(argv)
+    root, tree = _tree()
+    commands = {" ".join(path): command for path, command in tree if path}
+    table = readme[readme.index("## Commands"):readme.index("### Exit codes")]
+    for row in table.splitlines():
+        named = re.match(r"\| `zettelclaw ([a-z]+)", row)
+        if not named or named.group(1) not in commands:
+            continue
+        command = commands[named.group(1)]
+        options = _options(command) | _options(root)
+        for leaf in getattr(command, "commands", {}).values():
+            options |= _options(leaf)
+        for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", row):
+            assert option in options, (named.group(1), option)
+
+
+def test_help_paragraphs_wrap_at_the_terminal_not_where_the_source_broke_them(zc):
+    lines = zc("write", "--help", env={"COLUMNS": "200"}).stdout.decode().splitlines()
+    assert any("corrects the current version of that chain (said on stderr)" in line
+               for line in lines), lines
+
+
+def test_log_marks_replaced_entries_as_its_help_says(design_log, cli):
+    assert "a replaced one is marked" in cli("log", "--help").stdout
+    code, out = on_terminal("log")
+    assert code == 0
+    flat = out.replace("\r\n", "").replace("│", "").replace(" ", "")
+    assert "→Cx6tM_1pWn8Y" in flat and "→Dw9sN_2qXk7Z" in flat, out
+    marked = {e["id"]: e.get("replacedBy") for e in cli.lines("log", "--json")}
+    assert marked["a3k9x_BmQ2yT"] == "Cx6tM_1pWn8Y" and marked["Cx6tM_1pWn8Y"] is None
+
+
+# -- write, -V, completion --------------------------------------------------------------------
+
+def test_write_dash_reads_the_content_from_stdin(log_dir, zc):
+    result = zc("write", "fact", "-", "--subject", "release", input=b"Release 1.4 ships Friday\n")
+    assert result.returncode == 0, result.stderr
+    entry = orjson.loads(result.stdout)
+    assert entry["content"] == "Release 1.4 ships Friday" and entry["subject"] == "release"
+    empty = zc("write", "fact", "-", input=b"")
+    assert empty.returncode == 2 and empty.stderr.startswith(b"Error: ")
+
+
+def test_content_that_starts_with_a_dash_is_content(log_dir, zc):
+    for content in ("-5 degrees outside", "-5", "- a list item", "-> done"):
+        result = zc("write", "fact", content, "--detail", "-3 dB", "-s", "weather")
+        assert result.returncode == 0, (content, result.stderr)
+        entry = orjson.loads(result.stdout)
+        assert (entry["content"], entry["detail"], entry["subject"]) == (content, "-3 dB",
+                                                                         "weather")
+    assert zc("write", "fact", "--", "-x").returncode == 0
+    found = zc("search", "-5 degrees")  # a query may start with a dash too
+    assert found.returncode == 0 and orjson.loads(found.stdout.splitlines()[0])["content"] == \
+        "-5 degrees outside"
+
+
+def test_dash_capital_v_is_version(cli):
+    assert cli("-V").stdout == cli("--version").stdout != ""
+
+
+def test_shell_completion_is_offered_and_completes_commands(zc):
+    assert "--install-completion" in zc("--help").stdout.decode()
+    script = zc("--show-completion", "bash", env={"SHELL": "/bin/bash"})
+    assert script.returncode == 0 and b"_ZETTELCLAW_COMPLETE=complete_bash" in script.stdout
+    words = zc(env={"_ZETTELCLAW_COMPLETE": "complete_bash", "COMP_WORDS": "zettelclaw sea",
+                    "COMP_CWORD": "1"})
+    assert words.returncode == 0 and words.stdout.decode().split() == ["search"]
+    options = zc(env={"_ZETTELCLAW_COMPLETE": "complete_bash",
+                      "COMP_WORDS": "zettelclaw search --sub", "COMP_CWORD": "2"})
+    assert options.stdout.decode().split() == ["--subject"]
+
+
+
+def test_completion_offers_entry_types_and_the_registry_s_subjects(log_dir, zc):
+    assert zc("subjects", "add", "billing-service").returncode == 0
+
+    def complete(line: str) -> list[str]:
+        words = line.split() + ([""] if line.endswith(" ") else [])
+        env = {"_ZETTELCLAW_COMPLETE": "complete_bash", "COMP_WORDS": line,
+               "COMP_CWORD": str(len(words) - 1)}
+        return zc(env=env).stdout.decode().split()
+
+    assert complete("zettelclaw write d") == ["decision"]
+    assert complete("zettelclaw search --type ") == ["task", "fact", "decision", "question",
+                                                      "handoff"]
+    assert complete("zettelclaw search --subject bil") == ["billing-service"]
+    assert complete("zettelclaw write fact x -s ") == ["billing-service"]
+
+
+def test_the_per_turn_commands_still_start_without_typer(design_log):
+    from tests.hotpath import heavy_imports
+
+    assert heavy_imports(["handoff"], "Last Session Handoff") == []
+    assert heavy_imports(["search", "--json", "dead-letter queue"], "Cx6tM_1pWn8Y") == []
+
+
+# -- JSON when piped, or text where the help says so ------------------------------------------
+
+def test_data_is_json_when_piped(design_log, zc):
+    for args in (["search"], ["log"], ["get", "Cx6tM_1pWn8Y"], ["stats"], ["paths"],
+                 ["subjects", "list"]):
+        result = zc(*args)
+        assert result.returncode == 0, (args, result.stderr)
+        for line in result.stdout.splitlines():
+            orjson.loads(line)
+
+
+def test_text_commands_print_text_when_piped_and_json_with_json(design_log, zc, zc_env):
+    (zc_env["workspace"] / "MEMORY.md").write_text("# Memory\n\n## Pending\n- a thing\n")
+    handoff = zc("handoff")
+    assert handoff.stdout.decode().startswith("## Last Session Handoff\n")
+    assert orjson.loads(zc("handoff", "--json").stdout)["handoff"]["id"] == "Ym8kP_3wNx5Q"
+    memory = zc("get", "MEMORY.md")
+    assert memory.stdout.decode() == "# Memory\n\n## Pending\n- a thing\n"
+    assert orjson.loads(zc("get", "MEMORY.md", "--json").stdout)["text"].startswith("# Memory")
+    doctor = zc("doctor")
+    assert doctor.stdout.decode().splitlines()[0].split()[0] in ("ok", "warn", "fail")
+    assert "checks" in orjson.loads(zc("doctor", "--json").stdout)
+
+
+def flat(help_text: str) -> str:
+    """A help screen as one line of words: no box, no wrapping."""
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", help_text).split())
+
+
+def test_the_help_of_text_commands_says_they_print_text_when_piped(cli):
+    for args in (["handoff"], ["doctor"], ["sweep"], ["get"], ["import"]):
+        assert "text, piped or not" in flat(cli(*args, "--help").stdout), args
+    assert "the default when stdout is not a terminal" in flat(cli("search", "--help").stdout)
