@@ -35,3 +35,16 @@ def test_an_installed_wheel_finds_its_data_packages(tmp_path):
                           f"{str(site)!r}); {code}"], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [str(package / "plugin"), str(package / "skill"),
                                   str(package / "prompts")]
+
+
+def test_a_wheel_carries_every_code_package():
+    # pyproject names each package a wheel holds: a folder of modules left off that list
+    # (zettelclaw/transcripts/, zettelclaw/briefing/) works in a checkout and is missing once
+    # installed, where `zettelclaw extract` or `brief` would die on an ImportError
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    code = {".".join(init.parent.relative_to(REPO).parts)
+            for init in (REPO / "zettelclaw").rglob("__init__.py")}
+    assert code - listed == set()

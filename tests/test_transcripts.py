@@ -17,6 +17,7 @@ import zstandard
 from zettelclaw import transcripts
 from zettelclaw.errors import NotFoundError, UsageError, ZettelclawError
 from zettelclaw.transcripts import Message, SessionRef
+from zettelclaw.transcripts import sqlite as transcripts_sqlite
 
 HERE = Path(__file__).resolve().parent
 REAL = Path(__file__).parents[2] / "shared" / "data" / "openclaw-2026.9.6"
@@ -467,14 +468,14 @@ def test_database_layout_wins_over_leftover_files(agents):
 
 def _refuse_plain_read_only(monkeypatch):
     """As in a read-only directory: mode=ro cannot create the WAL index; immutable=1 can."""
-    real = transcripts._try_open
+    real = transcripts_sqlite._try_open
 
     def fake(sqlite3_module, uri):
         if "immutable=1" not in uri:
             raise sqlite3.OperationalError("attempt to write a readonly database")
         return real(sqlite3_module, uri)
 
-    monkeypatch.setattr(transcripts, "_try_open", fake)
+    monkeypatch.setattr(transcripts_sqlite, "_try_open", fake)
 
 
 def test_read_only_directory_falls_back_to_immutable_when_wal_is_empty(agents, monkeypatch):
@@ -506,7 +507,7 @@ def test_busy_database_is_retried(agents, monkeypatch):
     conn.execute("INSERT INTO transcript_events VALUES ('b', 0, ?, 1, NULL, NULL, NULL)",
                  (orjson.dumps(event("e1", "user", "after a busy moment")).decode(),))
     conn.commit()
-    real = transcripts._try_open
+    real = transcripts_sqlite._try_open
     calls = []
 
     def flaky(sqlite3_module, uri):
@@ -515,8 +516,8 @@ def test_busy_database_is_retried(agents, monkeypatch):
             raise sqlite3.OperationalError("database is locked")
         return real(sqlite3_module, uri)
 
-    monkeypatch.setattr(transcripts, "_try_open", flaky)
-    monkeypatch.setattr(transcripts, "_BUSY_RETRIES", (0, 0, 0))
+    monkeypatch.setattr(transcripts_sqlite, "_try_open", flaky)
+    monkeypatch.setattr(transcripts_sqlite, "_BUSY_RETRIES", (0, 0, 0))
     [segment] = transcripts.read_segments(transcripts.find_session("b"))
     assert segment.messages[0].text == "after a busy moment"
     assert len(calls) >= 3

@@ -1,5 +1,5 @@
 // Which sessions had the user in them: the main and direct-message sessions. The same rule as
-// zettelclaw/transcripts.py in_scope(): extraction skips the others, and so does the handoff
+// zettelclaw/transcripts/scope.py in_scope(): extraction skips the others, and so does the handoff
 // (a group chat must not be told what the user discussed in private).
 
 export const DEFAULT_SKIP_PREFIXES = ["cron:", "sub:", "hook:"];

@@ -1,0 +1,95 @@
+"""The nightly briefing (design §5): the generated half of MEMORY.md.
+
+``zettelclaw brief`` rewrites what lies between ``<!-- BEGIN GENERATED BRIEFING -->`` and
+``<!-- END GENERATED BRIEFING -->`` from the resolved log; every byte outside the markers stays
+as it was. Sections, in the order of the design's example:
+
+* **Active**: subjects with entries in the last ``activeWindow`` days (14), busiest first, then
+  most recent; each with its latest current entry as a one-line state.
+* **Recent Decisions**: current decisions of the last ``decisionWindow`` days (7), newest first.
+* **Pending**: open tasks of any age, newest first, with their subject.
+* **Open Questions**: questions nobody replaced (by a decision, a fact or a newer question),
+  newest first, with their subject.
+* **Stale**: subjects that came back in the last 7 days after a silence longer than
+  ``staleThreshold`` days (30): the subject's first entry of those 7 days follows its previous
+  entry by more than the threshold. This is the one reading of the design's rule ("most recent
+  entry older than 30 days but appearing in entries of the last 7 days") that can be true: its
+  most recent entry *before this week* is old. The entry that ended the silence is listed under
+  Stale only, not again under Active, as in the design's example.
+* **Contradictions**: at most 3 a night. Candidates are found in code: the same subject, an older
+  current fact or decision from another session against a current fact or decision of the active
+  window, sharing at least two content words (stemmed; stop words, numbers and the subject's own
+  name dropped), best overlap first.
+  Only those go to the model (``prompts/contradiction.md``), a dozen at most per night; every
+  pair it judges is remembered in state.json (``contradictions``) and never asked again. A flag
+  stays in the briefing for 24 hours, so a second run the same night shows it again.
+
+Activity (how busy a subject is, when it was last seen, its silences) counts every line of the
+log, replaced ones included: a correction is activity. What is *shown* comes only from current
+entries. A replacement without a ``subject`` inherits the subject of the entry it replaces.
+
+At most ``maxLines`` (80) lines go between the markers. When there is more, sections give up
+items from their tails (the least busy, the oldest), the longest section first, so every section
+keeps a fair share; a last line says how many items of which kind were left out and which
+``zettelclaw search`` lists them.
+
+Without a model (``--no-llm``, or no key: see ``credentials.py``) everything but new
+contradiction flags is the same: the sections never depend on the model.
+
+The package: :mod:`.options` (the config and flags), :mod:`.sections` (one pass over the log),
+:mod:`.contradictions` (candidates, the model's verdicts, what state.json remembers),
+:mod:`.layout` (the block fitted into ``maxLines``), :mod:`.memory_md` (MEMORY.md read and
+written around the markers) and :mod:`.nightly` (``build`` then ``write``).
+"""
+
+from __future__ import annotations
+
+from ..markers import (  # noqa: F401  (MEMORY.md's markers, here under their old names)
+    _BEGIN,
+    _END,
+    BEGIN_MARKER,
+    END_MARKER,
+    MarkerError,
+    _fence,
+    _find_all,
+    _locate,
+    _scan,
+    generated_block,
+)
+from .contradictions import (
+    FLAG_SHOWN_FOR,
+    MAX_CONTRADICTIONS,
+    MAX_JUDGED,
+    STATE_SECTION,
+    Judgement,
+    Pair,
+    candidates,
+    contradiction_request,
+    judge,
+    judge_new,
+    parse_verdicts,
+)
+from .layout import EMPTY, SECTIONS, Rendered, fit, render, search_hints
+from .memory_md import (
+    WRITE_TRIES,
+    MissingWorkspace,
+    add_markers,
+    check_markers,
+    markers_state,
+    remove_markers,
+    splice,
+    swap_in,
+)
+from .nightly import Result, agents_with_entries, build, write
+from .options import DEFAULTS, MAX_DAYS, Options
+from .sections import RECENT_DAYS, Snapshot, name, one_line, read
+
+__all__ = [
+    "BEGIN_MARKER", "DEFAULTS", "EMPTY", "END_MARKER", "FLAG_SHOWN_FOR", "MAX_CONTRADICTIONS",
+    "MAX_DAYS", "MAX_JUDGED", "RECENT_DAYS", "SECTIONS", "STATE_SECTION", "WRITE_TRIES",
+    "Judgement", "MarkerError", "MissingWorkspace", "Options", "Pair", "Rendered", "Result",
+    "Snapshot", "add_markers", "agents_with_entries", "build", "candidates", "check_markers",
+    "contradiction_request", "fit", "generated_block", "judge", "judge_new", "markers_state",
+    "name", "one_line", "parse_verdicts", "read", "remove_markers", "render", "search_hints",
+    "splice", "swap_in", "write",
+]

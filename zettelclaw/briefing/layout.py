@@ -1,0 +1,109 @@
+"""The block between the markers: the sections in the design's order, fitted into ``maxLines``.
+
+When there is more, sections give up items from their tails (the least busy, the oldest), the
+longest section first, so every section keeps a fair share; a last line says how many items of
+which kind were left out and which ``zettelclaw search`` lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .sections import RECENT_DAYS, Snapshot
+
+SECTIONS = (  # key, heading, what an item is (for the "not shown" line)
+    ("active", "Active", "active subjects"),
+    ("decisions", "Recent Decisions", "recent decisions"),
+    ("pending", "Pending", "open tasks"),
+    ("questions", "Open Questions", "open questions"),
+    ("stale", "Stale", "stale subjects"),
+    ("contradictions", "Contradictions", "contradictions"),
+)
+
+
+@dataclass
+class Rendered:
+    block: str
+    max_lines: int
+    shown: dict[str, int]
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def lines(self) -> int:
+        return len(self.block.split("\n")) if self.block else 0
+
+
+EMPTY = "Nothing to brief yet: no recent activity, open tasks or open questions in the log."
+
+
+def _line_count(kept: list[int], trimmed: bool) -> int:
+    used = [k for k in kept if k]
+    lines = sum(k + 1 for k in used) + max(len(used) - 1, 0)
+    if trimmed:
+        lines += 2 if used else 1  # a blank line, then the "not shown" line
+    return lines
+
+
+def fit(sizes: list[int], max_lines: int) -> list[int]:
+    """How many items of each section fit in ``max_lines``: sections are cut to one common
+    cap, the longest first; spare lines go to the cut sections in display order."""
+    if _line_count(sizes, False) <= max_lines:
+        return list(sizes)
+    low, high = 0, max(sizes)  # the largest cap that fits is in [low, high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _line_count([min(s, mid) for s in sizes], True) <= max_lines:
+            low = mid
+        else:
+            high = mid
+    kept = [min(s, low) for s in sizes]
+    for i, size in enumerate(sizes):
+        if kept[i] < size:
+            kept[i] += 1
+            if _line_count(kept, True) > max_lines:
+                kept[i] -= 1
+    return kept
+
+
+def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]) -> Rendered:
+    """The block between the markers (lines joined by ``\\n``, no final newline)."""
+    sizes = [len(sections.get(key, [])) for key, _, _ in SECTIONS]
+    kept = fit(sizes, max_lines)
+    out: list[str] = []
+    shown, dropped = {}, {}
+    for (key, heading, _), keep, size in zip(SECTIONS, kept, sizes, strict=True):
+        shown[key] = keep
+        if size > keep:
+            dropped[key] = size - keep
+        if not keep:
+            continue
+        if out:
+            out.append("")
+        out.append(f"## {heading}")
+        out.extend(f"- {item}" for item in sections[key][:keep])
+    if dropped:
+        parts = []
+        for key, _, noun in SECTIONS:
+            if key in dropped:
+                hint = hints.get(key)
+                parts.append(f"{dropped[key]} {noun}" + (f" (`{hint}`)" if hint else ""))
+        if out:
+            out.append("")
+        out.append(f"Not shown ({max_lines}-line limit): " + ", ".join(parts) + ".")
+    if not out and max_lines >= 1:
+        out.append(EMPTY)
+    return Rendered("\n".join(out), max_lines, shown, dropped)
+
+
+def search_hints(snapshot: Snapshot) -> dict[str, str]:
+    def since(days: int) -> str:
+        return snapshot.cutoff(days).strftime("%Y-%m-%d")
+
+    o = snapshot.options
+    return {
+        "active": f"zettelclaw search --since {since(o.active_window)}",
+        "decisions": f"zettelclaw search --type decision --since {since(o.decision_window)}",
+        "pending": "zettelclaw search --type task --status open",
+        "questions": "zettelclaw search --type question",
+        "stale": f"zettelclaw search --since {since(RECENT_DAYS)}",
+    }

@@ -1,0 +1,124 @@
+"""The nightly run: build tonight's briefing (without writing), then write MEMORY.md and remember
+what the model judged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .contradictions import (
+    MAX_CONTRADICTIONS,
+    STATE_SECTION,
+    Judgement,
+    _recent_flags,
+    _remembered,
+    judge_new,
+)
+from .layout import Rendered, render, search_hints
+from .memory_md import _memory_path, _read_memory, check_markers, splice, swap_in
+from .options import Options
+from .sections import read
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@dataclass
+class Result:
+    block: str
+    memory: Path
+    before: bytes
+    after: bytes
+    rendered: Rendered
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    judged: dict[str, dict] = field(default_factory=dict)  # pair key -> state record
+    flagged: list[str] = field(default_factory=list)  # keys flagged tonight
+    settled: set[str] = field(default_factory=set)  # replaced ids: their pairs are forgotten
+    usage: object = None  # model.Usage of the contradiction check, when the model was asked
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def _no_key() -> bool:
+    from ..credentials import find
+
+    return find() is None
+
+
+NO_KEY_NOTE = ("ANTHROPIC_API_KEY is not set and OpenClaw stores no Anthropic key, so no "
+               "new contradictions were looked for; "
+               "every other section is complete (--no-llm skips this note)")
+
+
+def build(options: Options, log_path: Path | None = None) -> Result:
+    """Everything ``brief`` would write, without writing it."""
+    memory = _memory_path(options)
+    before = _read_memory(memory)
+    check_markers(memory, before)  # broken markers: fail before any model call
+
+    snapshot = read(options, log_path)
+    notes: list[str] = []
+    records = _remembered()
+    flags = _recent_flags(records, snapshot)
+    judgement = Judgement()  # the model not asked: nothing judged
+    if options.use_model and _no_key():
+        notes.append(NO_KEY_NOTE)
+    elif options.use_model and len(flags) < MAX_CONTRADICTIONS:
+        judgement = judge_new(snapshot, options, set(records), flags)
+    snapshot.sections["contradictions"] = [p.line() for p in flags]
+    rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot))
+    after = splice(before, rendered.block)
+    return Result(rendered.block, memory, before, after, rendered, notes, judgement.warnings,
+                  judgement.judged, judgement.flagged, snapshot.replaced, judgement.usage)
+
+
+def agents_with_entries(log_path: Path | None = None) -> list[str]:
+    """The agents that have entries in the log, the default agent first (alone when the log
+    is empty)."""
+    from .. import paths
+    from ..log import Log
+
+    default = paths.default_agent()
+    found = {default}
+    for entry in Log(log_path, warn=False).entries():
+        found.add(paths.entry_agent(entry, default))
+    return [default, *sorted(found - {default})]
+
+
+def write(result: Result) -> bool:
+    """Write MEMORY.md (atomically, from a fresh read) and remember tonight's judgments.
+
+    Returns whether MEMORY.md changed. Raises MarkerError, changing nothing, when someone broke
+    the markers since :func:`build` read the file. The write is a compare-and-swap
+    (:func:`.memory_md.swap_in`): a line appended to MEMORY.md meanwhile is not lost.
+    """
+    changed = swap_in(result.memory, result.block, result.before, result.after)
+    if result.judged or result.usage:
+        _remember(result)
+    return changed
+
+
+def _remember(result: Result) -> None:
+    """Tonight's judgments (pairs whose side was replaced since are forgotten: settled) and the
+    model's tokens, in state.json."""
+    from ..state import transaction
+
+    with transaction() as state:
+        if result.judged:
+            section = state.section(STATE_SECTION)
+            section.update(result.judged)
+            for key in [k for k in section if result.settled.intersection(k.split(">"))]:
+                del section[key]  # one side was replaced since: the pair is settled
+        if result.usage:  # the model's tokens count with extraction's in `stats`
+            totals = state.section("usage")
+            totals.update((type(result.usage).from_dict(totals) + result.usage).as_dict())
+            totals["briefings"] = _count(totals.get("briefings")) + 1
+
+
+def _count(value) -> int:
+    from ..state import count
+
+    return count(value)

@@ -1,0 +1,236 @@
+"""What the log says tonight: one pass over it gives every section but Contradictions (Active,
+Recent Decisions, Pending, Open Questions, Stale) and the facts the contradiction check reads.
+
+Activity (how busy a subject is, when it was last seen, its silences) counts every line of the
+log, replaced ones included: a correction is activity. What is *shown* comes only from current
+entries. A replacement without a ``subject`` inherits the subject of the entry it replaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ..clock import format_ts, is_plain, parse_ts, sort_key
+from .options import Options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+RECENT_DAYS = 7              # "came back in the last 7 days" (Stale)
+ITEM_CHARS = 160             # one item's text; MEMORY.md must stay within OpenClaw's 20k chars
+SUBJECT_CHARS = 60
+
+
+def _ts_key(value) -> str | None:
+    """A timestamp as a sortable ``YYYY-MM-DDTHH:MM:SSZ`` string (None when unreadable)."""
+    return sort_key(value) or None
+
+
+def one_line(text, limit: int = ITEM_CHARS) -> str:
+    """``text`` on one line, at most ``limit`` characters, unable to forge a marker."""
+    from ..display import printable
+
+    text = printable(" ".join(str(text or "").split())).replace("<!--", "&lt;!--")
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def name(subject: str) -> str:
+    """A subject slug as shown (slugs written by hand can hold anything)."""
+    return one_line(subject, SUBJECT_CHARS)
+
+
+@dataclass
+class Snapshot:
+    """What the log says tonight: the deterministic sections and the contradiction material."""
+
+    now: datetime
+    options: Options
+    sections: dict[str, list[str]]
+    by_id: dict[str, dict]
+    replaced: set[str]
+    facts: dict[str, list[tuple[str, dict]]]  # subject -> current facts/decisions (ts, entry)
+    active_key: str
+
+    def cutoff(self, days: int) -> datetime:
+        return self.now - timedelta(days=days)
+
+
+def read(options: Options, log_path: Path | None = None) -> Snapshot:
+    """One pass over the log: every section but Contradictions, and the facts to check."""
+    from .. import clock
+    from ..resolve import Resolution
+
+    now = options.now or clock.now()
+    entries, stamps = _entries_of_the_night(options, format_ts(now), log_path)
+    resolution = Resolution(entries)
+    tally = _Tally(now, options, resolution.by_id, resolution.replaced_by)
+    for pos, entry in enumerate(entries):
+        tally.add(pos, entry, stamps[pos])
+    sections = _sections(entries, tally, tally.stale(timedelta(days=options.stale_threshold)))
+    for subject_facts in tally.facts.values():
+        subject_facts.sort(key=lambda item: item[0])
+    return Snapshot(now=now, options=options, sections=sections, by_id=resolution.by_id,
+                    replaced=set(resolution.replaced_by), facts=tally.facts,
+                    active_key=tally.active_key)
+
+
+def _entries_of_the_night(options: Options, now_key: str, log_path: Path | None
+                          ) -> tuple[list[dict], list[str | None]]:
+    """The briefed agent's entries, and their timestamps as sortable keys (None: unreadable).
+    When a night is replayed (``options.now``), what was written after it is left out."""
+    from ..log import Log
+
+    replay = options.now is not None
+    entries, stamps = [], []
+    agent = options.agent
+    for entry in Log(log_path).entries():
+        if agent is not None and (entry.get("agent") or options.default_agent) != agent:
+            continue  # another agent's memory
+        ts = entry.get("timestamp")
+        if not is_plain(ts):
+            ts = _ts_key(ts)
+        if replay and ts is not None and ts > now_key:
+            continue  # written after the night being replayed
+        entries.append(entry)
+        stamps.append(ts)
+    return entries, stamps
+
+
+class _Tally:
+    """What the sections are made of, gathered entry by entry in log order."""
+
+    def __init__(self, now: datetime, options: Options, by_id: dict[str, dict],
+                 replaced: dict[str, str]):
+        self.active_key = format_ts(now - timedelta(days=options.active_window))
+        self.decision_key = format_ts(now - timedelta(days=options.decision_window))
+        self.recent_key = format_ts(now - timedelta(days=RECENT_DAYS))
+        # entries older than every window count for the open loops (and silences) only
+        self.window_key = min(self.active_key, self.decision_key, self.recent_key)
+        self.by_id = by_id
+        self.replaced = replaced
+        self.want_facts = options.use_model
+        self.inherited: dict[str, str] = {}
+        self.active_count: dict[str, int] = {}
+        self.active_last: dict[str, str] = {}
+        self.first_recent: dict[str, str] = {}
+        self.before_recent: dict[str, str] = {}
+        self.latest: dict[str, tuple[str, int]] = {}
+        self.decisions: list = []
+        self.pending: list = []
+        self.questions: list = []
+        self.facts: dict[str, list[tuple[str, dict]]] = {}
+
+    def add(self, pos: int, entry: dict, ts: str | None) -> None:
+        subject = self._subject(entry)
+        kind = entry["type"]
+        current = entry["id"] not in self.replaced
+        if ts is None or ts < self.window_key:  # most of the log: cheap
+            self._add_old(pos, entry, ts, subject, kind, current)
+        else:
+            self._add_recent(pos, entry, ts, subject, kind, current)
+
+    def _subject(self, entry: dict):
+        """The entry's subject; a replacement without one inherits the replaced entry's."""
+        subject = entry.get("subject")
+        if type(subject) is not str or not subject:
+            subject = None
+            target = entry.get("replaces")
+            if type(target) is str and target in self.by_id:
+                subject = self.by_id[target].get("subject") or self.inherited.get(target)
+                if subject:
+                    self.inherited[entry["id"]] = subject
+        return subject
+
+    def _add_old(self, pos: int, entry: dict, ts: str | None, subject, kind: str,
+                 current: bool) -> None:
+        """An entry older than every window: a silence's start, or an open loop."""
+        if subject and ts is not None and ts > self.before_recent.get(subject, ""):
+            self.before_recent[subject] = ts
+        if not current:
+            return
+        if kind == "task":
+            if entry.get("status") == "open":
+                self.pending.append(((ts or "", pos), entry, subject))
+        elif kind == "question":
+            self.questions.append(((ts or "", pos), entry, subject))
+        elif self.want_facts and subject and ts is not None and (
+                kind == "fact" or kind == "decision"):
+            self.facts.setdefault(subject, []).append((ts, entry))
+
+    def _add_recent(self, pos: int, entry: dict, ts: str, subject, kind: str,
+                    current: bool) -> None:
+        """An entry inside a window: activity, and (when current) what the sections show."""
+        if subject:
+            if ts >= self.active_key:
+                self.active_count[subject] = self.active_count.get(subject, 0) + 1
+                if ts > self.active_last.get(subject, ""):
+                    self.active_last[subject] = ts
+            if ts >= self.recent_key:
+                if ts < self.first_recent.get(subject, "~"):
+                    self.first_recent[subject] = ts
+            elif ts > self.before_recent.get(subject, ""):
+                self.before_recent[subject] = ts
+        if not current:
+            return
+        order = (ts, pos)
+        if subject and ts >= self.active_key and order >= self.latest.get(subject, ("", -1)):
+            self.latest[subject] = order
+        if kind == "task":
+            if entry.get("status") == "open":
+                self.pending.append((order, entry, subject))
+        elif kind == "question":
+            self.questions.append((order, entry, subject))
+        elif kind == "decision" or kind == "fact":
+            if kind == "decision" and ts >= self.decision_key:
+                self.decisions.append((order, entry))
+            if self.want_facts and subject:
+                self.facts.setdefault(subject, []).append((ts, entry))
+
+    def stale(self, threshold: timedelta) -> list[tuple[str, str, str]]:
+        """(came back at, subject, last entry before) of the subjects back after a silence
+        longer than ``threshold``, the most recent return first."""
+        stale = []
+        for subject, back in self.first_recent.items():
+            before = self.before_recent.get(subject)
+            if before is not None and parse_ts(back) - parse_ts(before) > threshold:
+                stale.append((back, subject, before))
+        stale.sort(reverse=True)
+        return stale
+
+
+def _sections(entries: list[dict], tally: _Tally, stale: list[tuple[str, str, str]]
+              ) -> dict[str, list[str]]:
+    """Each section's items, in the order they are shown (Contradictions still empty)."""
+    stale_subjects = {subject for _, subject, _ in stale}
+    active = sorted(s for s in tally.active_count if s not in stale_subjects)
+    active.sort(key=lambda s: (tally.active_count[s], tally.active_last[s]), reverse=True)
+    tally.decisions.sort(key=lambda item: item[0], reverse=True)
+    tally.pending.sort(key=lambda item: item[0], reverse=True)
+    tally.questions.sort(key=lambda item: item[0], reverse=True)
+    return {
+        "active": [_summary(entries, tally.latest, s) for s in active],
+        "decisions": [f"{ts[:10]}: {one_line(e['content'])}" for (ts, _), e in tally.decisions],
+        "pending": [_with_subject(e, s) for _, e, s in tally.pending],
+        "questions": [_with_subject(e, s) for _, e, s in tally.questions],
+        "stale": [f"{name(subject)} — last entry {before[:10]}, referenced in recent session"
+                  for _, subject, before in stale],
+        "contradictions": [],
+    }
+
+
+def _with_subject(entry: dict, subject: str | None) -> str:
+    text = one_line(entry["content"])
+    return f"{text} ({name(subject)})" if subject else text
+
+
+def _summary(entries: list[dict], latest: dict[str, tuple[str, int]], subject: str) -> str:
+    """An active subject with its latest current entry as a one-line state."""
+    entry = entries[latest[subject][1]] if subject in latest else None
+    if entry is None:
+        return name(subject)
+    text = one_line(entry["content"])
+    if entry["type"] == "task":
+        text += f" ({entry.get('status') or 'open'})"
+    return f"{name(subject)} — {text}"

@@ -1,0 +1,158 @@
+"""A session's events, in order, into segments: one per conversation.
+
+On 2026.9 ``/new`` and ``/reset`` keep the sessionId and append a ``reset`` event, which closes a
+segment; on 2026.2 each rotated file is a closed segment of its own (the reader closes it). Only
+what the human and the assistant said becomes a :class:`Message`: tool calls and results,
+``custom`` events, model changes, compaction summaries, inter-session and internal-system inputs
+are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import orjson
+
+from .clean import _HIDDEN_TURN_TOOLS, clean_text, content_text
+from .shapes import ASSISTANT, USER, Message, Segment
+from .times import _iso_from_ms
+
+
+class _Segmenter:
+    """Turns a session's events, in order, into segments. Fed one event at a time."""
+
+    def __init__(self, session_id: str, after: str | None = None):
+        self.session_id = session_id
+        self.after = after
+        self.cut: int | None = None  # position of the `after` event once seen
+        self.segments: list[Segment] = []
+        self.index = 0
+        self.position = 0
+        self._reset_segment()
+
+    def _reset_segment(self) -> None:
+        self.messages: list[Message] = []
+        self.first_id: str | None = None
+        self.last_id: str | None = None
+        self.hidden_turn = False
+
+    def feed(self, event) -> None:
+        if not isinstance(event, dict):
+            return
+        position = self.position
+        self.position += 1
+        kind = event.get("type")
+        event_id = event.get("id")
+        if not isinstance(event_id, str):
+            event_id = None
+        if event_id is not None and kind != "session":
+            self._saw(event_id, position)
+        if kind == "reset":
+            self.close(closed=True)
+            return
+        message = _message_of(event, kind)
+        if isinstance(message, dict):
+            self._message(message, event, event_id, position)
+
+    def _saw(self, event_id: str, position: int) -> None:
+        """Note an event of the current segment (and where the ``after`` cursor falls)."""
+        if self.first_id is None:
+            self.first_id = event_id
+        self.last_id = event_id
+        if event_id == self.after:
+            self.cut = position
+
+    def _message(self, message: dict, event: dict, event_id: str | None, position: int) -> None:
+        role = message.get("role")
+        if not self._in_conversation(role, message):
+            return
+        text = clean_text(content_text(message.get("content")), role)
+        if not text:
+            return
+        if event_id is None and event is message:
+            own_id = message.get("id")
+            event_id = own_id if isinstance(own_id, str) else None
+        self.messages.append(Message(role, text, event_id, _timestamp_of(event, message),
+                                     position))
+
+    def _in_conversation(self, role, message: dict) -> bool:
+        """Whether a message is the human's or the assistant's part of the conversation.
+
+        Internal-system user turns (heartbeats, recalled memory, runtime events) are not, nor
+        is the assistant's reply to a hidden one; nor is another agent's message (inter-session),
+        nor any other role (toolResult, custom, bashExecution, ...).
+        """
+        if role == USER:
+            provenance = message.get("provenance")
+            kind = provenance.get("kind") if isinstance(provenance, dict) else None
+            if kind == "internal_system":
+                self.hidden_turn = provenance.get("sourceTool") in _HIDDEN_TURN_TOOLS
+                return False
+            self.hidden_turn = False
+            return kind != "inter_session"
+        if role == ASSISTANT:
+            return not self.hidden_turn
+        return False
+
+    def close(self, *, closed: bool) -> None:
+        """End the current segment (a reset event, or the end of a rotated file)."""
+        if self.messages:
+            self.segments.append(Segment(self.session_id, self.index, self.messages,
+                                         self.first_id, self.last_id, closed))
+        self.index += 1
+        self._reset_segment()
+
+    def finish(self, *, closed: bool = False) -> list[Segment]:
+        if self.messages:
+            self.close(closed=closed)
+        if self.cut is None:
+            return self.segments
+        kept = []
+        for segment in self.segments:
+            fresh = [m for m in segment.messages if m.position is None or m.position > self.cut]
+            if fresh:
+                segment.messages = fresh
+                kept.append(segment)
+        return kept
+
+
+def _message_of(event: dict, kind):
+    """The message object an event carries (None when it carries none)."""
+    if kind == "message":
+        message = event.get("message")
+        if not isinstance(message, dict) and "role" in event:
+            return event  # {"type": "message", "role": ..., "content": ...}
+        return message
+    if kind is None and "role" in event:
+        return event  # a bare message object (before_reset's messages[])
+    return None
+
+
+def _timestamp_of(event: dict, message: dict) -> str | None:
+    """The event's ISO time, else the message's (an ISO string or epoch milliseconds)."""
+    timestamp = event.get("timestamp")
+    if not isinstance(timestamp, str):
+        timestamp = message.get("timestamp")
+        if not isinstance(timestamp, str):
+            timestamp = _iso_from_ms(timestamp)
+    return timestamp
+
+
+def _parse(raw: bytes | str):
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if isinstance(raw, (bytes, bytearray, memoryview)):
+            try:  # bytes that are not UTF-8: replace, do not fail
+                return orjson.loads(bytes(raw).decode("utf-8", "replace"))
+            except orjson.JSONDecodeError:
+                return None
+        return None
+
+
+def _iter_jsonl_bytes(data: bytes) -> Iterator:
+    for line in data.splitlines():
+        if line.strip():
+            event = _parse(line)
+            if event is not None:
+                yield event

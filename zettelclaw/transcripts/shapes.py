@@ -1,0 +1,57 @@
+"""What a transcript reads as: the messages, the conversations (segments) and where a session
+lives, handed to every caller whatever layout OpenClaw keeps them in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+USER = "user"
+ASSISTANT = "assistant"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One thing the human or the assistant said, cleaned of OpenClaw's machinery."""
+
+    role: str  # "user" | "assistant"
+    text: str
+    event_id: str | None = None
+    timestamp: str | None = None
+    # where the message sits in the session's event stream; lets a cursor cut inside a segment
+    position: int | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass
+class Segment:
+    """One conversation. A 2026.9 ``reset`` event, or the end of a rotated file, closes one."""
+
+    session_id: str
+    index: int
+    messages: list[Message]
+    first_event_id: str | None
+    last_event_id: str | None  # the closing reset event's id when a reset closed it
+    closed: bool  # False only for the conversation still going on in a current session
+
+    @property
+    def has_user(self) -> bool:
+        """True when the human said something (a cron or subagent run never does)."""
+        return any(m.role == USER for m in self.messages)
+
+    def render(self, *, max_chars: int | None = None) -> str:
+        from .dialogue import render
+
+        return render(self.messages, max_chars=max_chars)
+
+
+@dataclass
+class SessionRef:
+    """Where one session's transcript lives."""
+
+    agent_id: str
+    session_id: str
+    session_key: str | None
+    layout: str  # "2026.2" | "2026.9" | "inline"
+    path: Path | None  # transcript file (2026.2) or sqlite db (2026.9)
+    updated_at: datetime | None
