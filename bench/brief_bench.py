@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from datetime import datetime, timedelta
@@ -59,7 +60,10 @@ def main() -> None:
         workspace = scratch / "workspace"
         home.mkdir()
         workspace.mkdir()
-        os.symlink(log, home / "log.jsonl")
+        try:  # zettelclaw refuses a symlinked log.jsonl: a hard link costs nothing
+            os.link(log, home / "log.jsonl")
+        except OSError:  # another file system
+            shutil.copyfile(log, home / "log.jsonl")
         (workspace / "MEMORY.md").write_text(MANUAL)
         env = {**os.environ, "HOME": str(scratch), "OPENCLAW_STATE_DIR": str(scratch / "oc"),
                "OPENCLAW_CONFIG_PATH": str(scratch / "oc" / "openclaw.json"),
