@@ -318,7 +318,6 @@ def _count_lines(block: bytes) -> int:
 
 _WORD_TAIL = re.compile(rb"[\w\x80-\xff]*")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_REPLACES = b'"replaces":"'
 _RG_TERM = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
 
 
@@ -333,7 +332,7 @@ def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -
 
 def scan_python(path: Path, query_terms: list[str]) -> Scan:
     """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks."""
-    from .resolve import StreamingResolution
+    from .resolve import REPLACES, StreamingResolution
 
     scan = Scan(engine="python")
     named_at: dict[str, list[int]] = {}
@@ -357,13 +356,9 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
                     _add_match(scan, base + start, base + i, word, wanted)
                     i = end
                 i = low.find(needle, i + 1)
-        i = block.find(_REPLACES)
-        while i != -1:
-            j = block.find(b'"', i + len(_REPLACES))
-            if j != -1:
-                target = block[i + len(_REPLACES):j].decode("utf-8", "replace")
-                named_at.setdefault(target, []).append(base + i)
-            i = block.find(_REPLACES, i + 1)
+        for match in REPLACES.finditer(block):  # compact, or written by hand with spaces
+            target = match.group(1).decode("utf-8", "replace")
+            named_at.setdefault(target, []).append(base + match.start())
     scan.resolution = StreamingResolution(path, named_at)
     return scan
 
@@ -398,6 +393,8 @@ def start_scan(path, query_terms: list[str]) -> Started | None:
 def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
     import subprocess
 
+    from .ripgrep import REPLACES
+
     prefixes = prefixes_of(query_terms)
     pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
     common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
@@ -408,7 +405,7 @@ def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
             common + ["--line-number", "--ignore-case", "-e", pattern, "--", str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         procs["replaces"] = subprocess.Popen(
-            common + ["--no-line-number", "-e", r'"replaces":"[^"\\]*"', "--", str(path)],
+            common + ["--no-line-number", "-e", REPLACES, "--", str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         for proc in procs.values():
@@ -476,8 +473,9 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
         if proc.wait() not in (0, 1):  # 1: nothing matched
             return None
     from .resolve import StreamingResolution
+    from .ripgrep import Named
 
-    scan.resolution = StreamingResolution(path, rg_lines=out["replaces"])
+    scan.resolution = StreamingResolution(path, Named(out["replaces"]))
     return scan
 
 
