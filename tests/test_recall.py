@@ -169,3 +169,34 @@ def test_recall_help_goes_through_the_full_cli(zc):
     result = zc("recall", "--help")
     assert result.returncode == 0
     assert b"relevant to MESSAGE" in result.stdout
+
+
+def test_handoff_option_prints_both_in_one_process(recall_log, zc, cli):
+    # the plugin's one process per prompt: the handoff, an empty line, the recalled entries,
+    # each exactly what the command alone prints
+    handoff = zc("handoff").stdout
+    alone = zc("recall", "--text", "--", BACKOFF).stdout
+    assert handoff.startswith(b"## Last Session Handoff") and alone.startswith(TITLE.encode())
+    both = zc("recall", "--handoff", "--text", "--", BACKOFF)
+    assert both.returncode == 0 and both.stdout == handoff + b"\n" + alone
+    assert b"\n\n" not in handoff  # the empty line tells the two parts apart
+    assert cli("recall", "--handoff", "--text", "--", BACKOFF).stdout.encode() == both.stdout
+    # nothing recalled (small talk): the handoff and its empty line
+    assert zc("recall", "--handoff", "--text", "--", "thanks!").stdout == handoff + b"\n"
+    # JSON: the handoff object first, then the entries as JSON Lines
+    lines = zc("recall", "--handoff", "--json", "--", BACKOFF).stdout.splitlines()
+    assert lines[0] == zc("handoff", "--json").stdout.rstrip(b"\n")
+    assert lines[1:] == zc("recall", "--json", "--", BACKOFF).stdout.splitlines()
+
+
+def test_handoff_option_without_a_handoff_starts_with_the_empty_line(log_dir, zc):
+    write_log(log_dir, [e for e in _entries() if e["type"] != "handoff"])
+    assert zc("handoff").stdout == b""
+    both = zc("recall", "--handoff", "--text", "--", BACKOFF).stdout
+    assert both == b"\n" + zc("recall", "--text", "--", BACKOFF).stdout
+    assert zc("recall", "--handoff", "--json", "--", "thanks!").stdout == b"null\n"
+
+
+def test_recall_with_handoff_imports_nothing_heavy(recall_log):
+    assert heavy_imports(["recall", "--handoff", "--text", "--", BACKOFF],
+                         "Last Session Handoff") == []

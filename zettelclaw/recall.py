@@ -112,14 +112,20 @@ def _flat(text, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def _in_prompt(agents, default: str) -> tuple[set[str], str]:
-    """Ids of the entries the handoff block shows, and MEMORY.md's generated block (one line,
-    whitespace collapsed; "" when there is none)."""
+_UNKNOWN = object()  # the handoff block is not known yet: read it
+
+
+def _in_prompt(agents, default: str, found=_UNKNOWN) -> tuple[set[str], str]:
+    """Ids of the entries the handoff block shows (``found``: the handoff already read, or
+    None for none), and MEMORY.md's generated block (one line, whitespace collapsed; "" when
+    there is none)."""
     from . import paths
-    from .handoff import last_handoff
 
     ids: set[str] = set()
-    found = last_handoff(paths.log_file(), agents, default)
+    if found is _UNKNOWN:
+        from .handoff import last_handoff
+
+        found = last_handoff(paths.log_file(), agents, default)
     if found is not None:
         for entry in [found["handoff"], *found["openTasks"], *found["decisions"]]:
             ids.add(entry["id"])
@@ -161,9 +167,11 @@ def line(entry: dict) -> str:
     return "".join(parts) + f"] {_flat(entry.get('content'), _ITEM_CHARS)}"
 
 
-def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
+def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOWN
+           ) -> list[dict]:
     """The entries to inject for ``message``, best first, as stored (no score); [] when
-    nothing qualifies. ``agents``: the agent scope (``--agent``)."""
+    nothing qualifies. ``agents``: the agent scope (``--agent``); ``handoff``: the handoff
+    block's entries (:func:`zettelclaw.handoff.last_handoff`) when the caller has read them."""
     from .rank import MAX_QUERY_CHARS
 
     if not isinstance(message, str):
@@ -190,7 +198,7 @@ def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
     if best < opts["minScore"]:
         return []
     floor = max(opts["minScore"], best * RELATIVE)
-    shown, briefing = _in_prompt(scope, default)
+    shown, briefing = _in_prompt(scope, default, handoff)
     chosen: list[dict] = []
     seen: set[str] = set()  # the same words twice (a fact restated) are shown once
     used = len(TITLE) + 1
@@ -219,10 +227,29 @@ def format_block(entries: list[dict]) -> str:
 
 
 def print_recall(message: str, as_json: bool = False, agent=None,
-                 flags: dict | None = None) -> None:
+                 flags: dict | None = None, with_handoff: bool = False) -> None:
     """What ``zettelclaw recall`` prints: the block (text), the entries as JSON Lines
-    (``--json``), nothing when nothing qualifies."""
-    entries = recall(message, agent, flags)
+    (``--json``), nothing when nothing qualifies.
+
+    ``with_handoff`` (``--handoff``, the plugin's one process per prompt): first what
+    ``zettelclaw handoff`` prints (as text: its block, if any, then an empty line, which the
+    handoff never contains; as JSON: its object, or ``null``), flushed before recall starts, so
+    a caller that gives up waiting still has a complete handoff; then the recall output."""
+    found = _UNKNOWN
+    if with_handoff:
+        from . import paths
+        from .handoff import format_handoff, last_handoff
+
+        found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent())
+        if as_json:
+            import json
+
+            head = json.dumps(found, ensure_ascii=False, separators=(",", ":")) + "\n"
+        else:
+            head = (format_handoff(found) + "\n" if found is not None else "") + "\n"
+        sys.stdout.write(head)
+        sys.stdout.flush()
+    entries = recall(message, agent, flags, found)
     if not entries:
         return
     if as_json:
