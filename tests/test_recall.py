@@ -200,3 +200,33 @@ def test_handoff_option_without_a_handoff_starts_with_the_empty_line(log_dir, zc
 def test_recall_with_handoff_imports_nothing_heavy(recall_log):
     assert heavy_imports(["recall", "--handoff", "--text", "--", BACKOFF],
                          "Last Session Handoff") == []
+
+
+def test_the_filler_stems_are_the_filler_words_stems():
+    from zettelclaw.rank import stem
+    from zettelclaw.recall import FILLER_STEMS, FILLER_WORDS
+
+    assert FILLER_STEMS == {stem(word) for word in FILLER_WORDS}
+
+
+def test_recall_on_a_small_log_starts_like_the_handoff(recall_log, zc):
+    # start-up is the cost of a per-turn command on a small log: no rg process (and none of
+    # subprocess, threading), no orjson (its import pulls in dataclasses, uuid and json), no
+    # pathlib, no Query (dataclasses, datetime)
+    import subprocess
+    import sys
+
+    zc("handoff")  # the first run after the log grew writes state.json's handoff pointer
+
+    code = (
+        "import sys, io, contextlib\n"
+        f"sys.argv = ['zettelclaw', 'recall', '--handoff', '--text', '--', {BACKOFF!r}]\n"
+        "from zettelclaw.__main__ import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main()\n"
+        "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
+        "print(','.join(m for m in ('subprocess', 'threading', 'orjson', 'dataclasses',\n"
+        "    'pathlib', 'datetime', 'zettelclaw.query', 'importlib.util') if m in sys.modules))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""

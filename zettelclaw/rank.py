@@ -148,12 +148,14 @@ def stem(word: str) -> str:
 def _english_stemmer():
     """Snowball's English stemmer without running ``snowballstemmer/__init__``, which imports
     the stemmers of every language (a third of a small search's start-up)."""
-    import importlib.util
-
     if "snowballstemmer" not in sys.modules:
-        spec = importlib.util.find_spec("snowballstemmer")
-        if spec is not None and spec.submodule_search_locations:
-            package = importlib.util.module_from_spec(spec)  # bare package: only its __path__
+        # (found on sys.path by hand: importlib.util costs more than the stemmer)
+        where = next((os.path.join(entry, "snowballstemmer") for entry in sys.path
+                      if os.path.isfile(os.path.join(entry or ".", "snowballstemmer",
+                                                     "english_stemmer.py"))), None)
+        if where is not None:
+            package = type(sys)("snowballstemmer")  # bare package: only its __path__
+            package.__path__ = [where]
             sys.modules["snowballstemmer"] = package
             try:
                 from snowballstemmer.english_stemmer import EnglishStemmer
@@ -260,17 +262,52 @@ def field_text(entry: dict, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _sample(block: bytes, scan: Scan, every_line: bool) -> None:
-    import orjson
+# below this a log's lines are parsed by the standard library's C scanner: importing orjson (and
+# the dataclasses, uuid and json it imports) costs more than it saves on so few lines
+LIGHT_JSON_BELOW = 512 << 10
 
+
+def json_loads(size: int):
+    """``loads(bytes) -> object`` for a log of ``size`` bytes; it raises ValueError for a line
+    that is not JSON."""
+    if size >= LIGHT_JSON_BELOW or "orjson" in sys.modules:
+        import orjson
+
+        return orjson.loads
+    from .handoff import _loads
+
+    def loads(line: bytes):
+        try:
+            return _loads(line)
+        except (StopIteration, RecursionError) as exc:
+            raise ValueError(str(exc)) from None
+
+    return loads
+
+
+def entry_parser(loads):
+    """``parse(bytes) -> entry or None`` with ``loads`` (see json_loads)."""
+
+    def parse(line: bytes) -> dict | None:
+        try:
+            obj = loads(line)
+        except ValueError:
+            return parse_line(line)  # a byte-order mark before the first line
+        return obj if is_entry(obj) else None
+
+    return parse
+
+
+def _sample(block: bytes, scan: Scan, every_line: bool, loads=None) -> None:
+    loads = loads or json_loads(len(block))
     lengths = scan.sample_lengths
     lines = block.split(b"\n") if every_line else block.split(b"\n", SAMPLE_LINES_PER_BLOCK)[:-1]
     for line in lines:
         if not line:
             continue
         try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            obj = loads(line)
+        except ValueError:
             continue
         if is_entry(obj):
             for name in FIELDS:
@@ -305,6 +342,14 @@ def _estimate(path: Path, size: int, scan: Scan) -> None:
 
 def _blocks(path: Path):
     """``(base offset, block)`` pairs of whole lines (the last may lack its newline)."""
+    if os.path.getsize(path) <= SMALL_LOG:  # one read (Log would import pathlib for it)
+        from .fsutil import open_read
+
+        with open_read(path) as fh:
+            block = fh.read()
+        if block:
+            yield 0, block
+        return
     from .log import Log
 
     for base, block, end in Log(path, warn=False).blocks():
@@ -341,10 +386,11 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
     for p in prefixes_of(query_terms):
         for variant in {p, p.capitalize(), p.upper()}:  # bytes.lower() folds ASCII only
             needles.add(variant.encode().lower())
-    small = os.path.getsize(path) <= SMALL_LOG
+    size = os.path.getsize(path)
+    small, loads = size <= SMALL_LOG, json_loads(size)
     for base, block in _blocks(path):
         scan.lines += _count_lines(block)
-        _sample(block, scan, small)
+        _sample(block, scan, small, loads)
         low = block.lower()
         for needle in needles:
             i = low.find(needle)
@@ -359,7 +405,7 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
         for match in REPLACES.finditer(block):  # compact, or written by hand with spaces
             target = match.group(1).decode("utf-8", "replace")
             named_at.setdefault(target, []).append(base + match.start())
-    scan.resolution = StreamingResolution(path, named_at)
+    scan.resolution = StreamingResolution(path, named_at, parse=entry_parser(loads))
     return scan
 
 
@@ -440,9 +486,10 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     # parsed as they stream in, while rg goes on on the other core
     size = os.path.getsize(path)
     if size <= SMALL_LOG:
+        loads = json_loads(size)
         for _, block in _blocks(path):
             scan.lines += _count_lines(block)
-            _sample(block, scan, True)
+            _sample(block, scan, True, loads)
     else:
         _estimate(path, size, scan)
     lines_of: dict[bytes, dict | None] = {}  # matched word -> its stem's line counts, or None
@@ -479,13 +526,22 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     return scan
 
 
-def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None
-             ) -> Scan:
+def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None,
+             python_below: int = 0) -> Scan:
     """Scan the log (ripgrep, else Python); ``meanwhile`` runs exactly once, while rg works.
-    ``started``: rg processes from :func:`start_scan` for this path and these terms."""
+    ``started``: rg processes from :func:`start_scan` for this path and these terms. A log of
+    at most ``python_below`` bytes is read in Python: faster than starting rg (and importing
+    what it takes) when every line is read and parsed anyway (see SMALL_LOG)."""
     if started is not None and (started.path != str(path) or started.terms != query_terms):
         started.kill()
         started = None
+    if started is None and python_below:
+        try:
+            small = os.stat(path).st_size <= python_below
+        except OSError:
+            small = False
+        if small:
+            return _scan_here(path, query_terms, meanwhile)
     rg = started.procs["terms"].args[0] if started is not None else ripgrep()
     pending = [meanwhile] if meanwhile is not None else []
 
@@ -506,6 +562,18 @@ def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | No
         return Scan()
     finally:
         once()
+
+
+def _scan_here(path, query_terms: list[str], meanwhile=None) -> Scan:
+    """The pure-Python scan, ``meanwhile`` run first."""
+    from .fsutil import check_regular
+
+    if meanwhile is not None:
+        meanwhile()
+    try:
+        return scan_python(path, query_terms) if check_regular(path) else Scan()
+    except FileNotFoundError:
+        return Scan()
 
 
 # -- scoring ----------------------------------------------------------------------------------
@@ -578,19 +646,38 @@ def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tu
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
 _MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
-_MONTH_RE = re.compile(
-    r"\b(?:(in|of|since|during|early|mid|late|last|next|this)\s+)?"
-    r"(january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?(\s*,?\s*(?:\d{1,4}))?",
-    re.IGNORECASE)
-_YEAR_RE = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
+_PATTERNS = {
+    "month": r"\b(?:(in|of|since|during|early|mid|late|last|next|this)\s+)?"
+             r"(january|february|march|april|may|june|july|august|september|october|november"
+             r"|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?"
+             r"(\s*,?\s*(?:\d{1,4}))?",
+    "year": r"\b(19[5-9]\d|20\d\d)\b",
+}
 _MONTH_NAMES = (r"(january|february|march|april|may|june|july|august|september|october"
                 r"|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
-_DAY_RE = re.compile(
+_PATTERNS["day"] = (
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_NAMES + r"\b\.?,?(?:\s*(\d{4})\b)?"
     r"|\b" + _MONTH_NAMES + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4})\b)?"
-    r"|\b(\d{4})-(\d{2})-(\d{2})\b", re.IGNORECASE)
+    r"|\b(\d{4})-(\d{2})-(\d{2})\b")
+_compiled: dict = {}
+
+
+def _regex(name: str):
+    """One of _PATTERNS, compiled on first use (case-insensitive)."""
+    found = _compiled.get(name)
+    if found is None:
+        found = _compiled[name] = re.compile(_PATTERNS[name], re.IGNORECASE)
+    return found
+
+
 DAY_WINDOW = 7               # a named day matches entries written up to a week either side
+
+
+def _may_name_a_time(text: str | None) -> bool:
+    """Whether ``text`` may name a month, year or day (the expressions above are compiled,
+    at some cost, only then): a digit or a month's first three letters."""
+    low = (text or "").lower()
+    return any(c.isdigit() for c in low) or any(m in low for m in _MONTH_ABBR)
 
 
 def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
@@ -599,7 +686,9 @@ def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
     count only with a number or after ``in``, ``since``, ``during``, ``early``, ``mid``,
     ``late``."""
     months, years = set(), set()
-    for m in _MONTH_RE.finditer(text or ""):
+    if not _may_name_a_time(text):
+        return frozenset(), frozenset()
+    for m in _regex("month").finditer(text or ""):
         lead, name, number = m.group(1), m.group(2), m.group(3)
         word = name.lower()
         ambiguous = word in ("may", "march") or len(word) <= 4 and word not in ("june", "july")
@@ -607,7 +696,7 @@ def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
         if ambiguous and not firm:
             continue
         months.add(_MONTH_ABBR[word[:4] if word == "sept" else word[:3]])
-    years.update(int(y) for y in _YEAR_RE.findall(text or ""))
+    years.update(int(y) for y in _regex("year").findall(text or ""))
     return frozenset(months), frozenset(years)
 
 
@@ -615,7 +704,9 @@ def days_named(text: str | None) -> list[tuple[int | None, int, int]]:
     """The calendar days a question names, as (year or None, month, day): ``on 7 July, 2023``,
     ``July 7th``, ``2026-03-03``."""
     out = []
-    for m in _DAY_RE.finditer(text or ""):
+    if not _may_name_a_time(text):
+        return out
+    for m in _regex("day").finditer(text or ""):
         g = m.groups()
         if g[0]:
             day, name, year = g[0], g[1], g[2]
@@ -734,7 +825,11 @@ def snippet(text: str, limit: int = 700) -> str:
 # -- the query --------------------------------------------------------------------------------
 
 def _structural(query):
-    """The query without its words: rank scores words, the filters stay exact."""
+    """The query without its words: rank scores words, the filters stay exact. (A query that
+    has no filter of words, recall's, says so with ``structural()``.)"""
+    own = getattr(query, "structural", None)
+    if own is not None:
+        return own()
     from dataclasses import replace
 
     return replace(query, text=None)
@@ -754,7 +849,7 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
 
 
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
-         started: Started | None = None) -> list[dict]:
+         started: Started | None = None, python_below: int = 0) -> list[dict]:
     """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
 
     ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
@@ -762,19 +857,14 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     ``limit`` (default 20) caps the results. ``log`` is a path or a :class:`~zettelclaw.log.Log`
     (default: the resolved log). With ``explain`` every result carries an ``explain`` object.
     ``started``: the scan's rg processes from :func:`start_scan`, already at work.
+    ``python_below``: a log of at most this many bytes is scanned in Python (see scan_log).
     """
     import heapq
     import mmap
-    from pathlib import Path
-
-    import orjson
 
     from . import paths
 
-    if log is None:
-        path = paths.log_path()
-    else:
-        path = Path(getattr(log, "path", log))
+    path = paths.log_file() if log is None else os.fspath(getattr(log, "path", log))
     query_terms = analyze(query.text)
     limit = query.limit or DEFAULT_LIMIT
     if not query_terms:
@@ -787,7 +877,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         if include_memory and not has_filters(query):
             chunks.extend(memory_chunks())
 
-    scan = scan_log(path, query_terms, read_chunks, started)
+    scan = scan_log(path, query_terms, read_chunks, started, python_below)
 
     stats = Stats(n=scan.lines + len(chunks))
     for t, lines in scan.tf.items():
@@ -836,6 +926,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         from .fsutil import open_read
 
         with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            loads = json_loads(len(mm))
             for key in ordered:
                 if len(top) >= depth and approx[key] * sat <= top[0][0]:
                     break
@@ -845,8 +936,8 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
                 if needles and not all(needle in raw for needle in needles):
                     continue
                 try:
-                    entry = orjson.loads(raw)
-                except orjson.JSONDecodeError:
+                    entry = loads(raw)
+                except ValueError:
                     entry = parse_line(raw)  # a byte-order mark before the first line
                     if entry is None:
                         continue

@@ -55,10 +55,18 @@ love like wait hold moment sec second minute
 """.split()
 
 
-def _filler_stems() -> frozenset[str]:
-    from .rank import stem
-
-    return frozenset(stem(word) for word in FILLER_WORDS)
+_FILLER = frozenset(FILLER_WORDS)
+# their stems, written out: stemming 134 words took longer than Python's start
+# (tests/test_recall.py checks that they are FILLER_WORDS's stems)
+FILLER_STEMS = frozenset("""
+absolut afternoon agre ah aha alright amaz appreci are awesom brilliant bye cheer cool cours cya
+day definit do evening exact excel fab fantast fine get gm gn go good goodby goodnight gotcha
+great greet hah haha hahaha heh hehe hello hey heya hi hiya hm hmm hold how howdi inde k kk later
+like lmao lmfao lol love make minut moment morn nah neat nice night no nope note np oh ok okay
+okey omg ooh oop perfect pleas pleasur pls plz problem right rofl sec second see sens soon sorri
+sound sup super sure sweet ta terrif thank thx time today total true ttyl ty tysm uh um
+understand up wait welcom what whoa whoop wonder worri wow xd ya yea yeah yep yes yo yup
+""".split())
 
 
 def options(flags: dict | None = None) -> dict:
@@ -99,10 +107,12 @@ def match_unit(n: int) -> float:
 def is_filler(message: str) -> bool:
     """True when the message asks nothing of memory: no words once stop words are dropped,
     or only conversational filler."""
-    from .rank import analyze
+    from .rank import analyze, keep, words
 
+    if all(word in _FILLER for word in words(message) if keep(word)):
+        return True  # no stemming needed ("thanks!", "ok"; also a message of stop words only)
     terms = analyze(message)
-    return not terms or set(terms) <= _filler_stems()
+    return not terms or set(terms) <= FILLER_STEMS
 
 
 def _flat(text, limit: int) -> str:
@@ -183,13 +193,13 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
     if not opts["enabled"] or opts["maxEntries"] < 1:
         return []
     from . import paths
-    from .query import Query
-    from .rank import rank
+    from .rank import SMALL_LOG, rank
 
     scope = paths.agent_scope(agents)
     default = paths.default_agent()
-    query = Query(text=message, limit=_DEPTH, agents=scope, default_agent=default)
-    ranked = [r for r in rank(query, include_memory=False, explain=True)
+    query = _Question(message, scope, default)
+    # a small log is read in Python: starting rg would cost more than reading it
+    ranked = [r for r in rank(query, include_memory=False, explain=True, python_below=SMALL_LOG)
               if r.get("source") != "memory"]
     if not ranked:
         return []
@@ -220,6 +230,35 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
         entry.pop("explain", None)
         chosen.append(entry)
     return chosen
+
+
+class _Question:
+    """What recall asks the ranker (a :class:`zettelclaw.query.Query` with words, an agent
+    scope and nothing else, without that module's imports: dataclasses, datetime, pathlib)."""
+
+    type = subject = status = session = since = until = None
+    include_replaced = False
+    limit = _DEPTH
+
+    def __init__(self, text: str, agents: frozenset[str] | None, default_agent: str):
+        self.text, self.agents, self.default_agent = text, agents, default_agent
+
+    def structural(self) -> _Question:
+        return self  # its words are scored, never filtered on
+
+    def needles(self) -> list[bytes]:
+        """What every line in scope holds (as Query.needles: one agent, not the default)."""
+        if self.agents is not None and len(self.agents) == 1 \
+                and self.default_agent not in self.agents:
+            return [b'"agent":"' + next(iter(self.agents)).encode() + b'"']
+        return []
+
+    def matches(self, entry: dict) -> bool:
+        """In the agent scope (as Query.in_scope: no ``agent`` is the default agent's)."""
+        if self.agents is None:
+            return True
+        agent = entry.get("agent")
+        return (agent if isinstance(agent, str) and agent else self.default_agent) in self.agents
 
 
 def format_block(entries: list[dict]) -> str:

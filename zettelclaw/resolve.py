@@ -10,8 +10,11 @@ B stays. A ``replaces`` naming an id that does not exist hides nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (pathlib costs a per-turn command more than Python's start)
+    from collections.abc import Iterable
+    from pathlib import Path
 
 
 class Resolution:
@@ -99,11 +102,12 @@ class StreamingResolution:
     """
 
     def __init__(self, path: Path, named_at: dict[str, list[int]] | None = None, *,
-                 data=None):
+                 data=None, parse=None):
         self.path = path
         # id -> offsets of the "replaces" naming it: a dict, or ripgrep.Named (rg's output)
         self.named_at = named_at if named_at is not None else {}
         self._map = data  # the log's bytes (an mmap) when the caller has them: else mapped
+        self._parse = parse  # bytes -> entry or None (default: log.parse_line)
 
     @classmethod
     def scan(cls, path: Path) -> StreamingResolution:
@@ -155,8 +159,10 @@ class StreamingResolution:
     def _entry_at(self, at: int) -> dict | None:
         import mmap
 
-        from .log import parse_line
-
+        if self._parse is not None:
+            parse_line = self._parse
+        else:
+            from .log import parse_line
         if self._map is None:
             from .fsutil import open_read
 
