@@ -230,3 +230,61 @@ def test_recall_on_a_small_log_starts_like_the_handoff(recall_log, zc):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+def _large_log(log_dir):
+    """3,000 entries: "team" in a third of them, "budget" in a fifth, a few rare words."""
+    import random
+
+    rng = random.Random(5)
+    filler = "report meeting draft plan review note call email sprint ticket".split()
+    entries = []
+    for i in range(3000):
+        said = rng.sample(filler, 5)
+        if i % 3 == 0:
+            said.append("team")
+        if i % 5 == 0:
+            said.append("budget")
+        if i % 997 == 0:
+            said += ["pottery", "kiln"]
+        entries.append({"id": f"Lg{i:05d}_xxxx", "timestamp": f"2026-01-{1 + i % 28:02d}T10:00:00Z",
+                        "type": "fact", "content": " ".join(said), "subject": f"s{i % 40}",
+                        "session": f"x{i // 7}"})
+    write_log(log_dir, entries)
+
+
+@pytest.fixture
+def sampled(log_dir, monkeypatch):
+    """A log that recall treats as large (N and df from a sample), ripgrep streaming it."""
+    from zettelclaw import rank
+
+    if rank.ripgrep() is None:
+        pytest.skip("ripgrep not installed")
+    _large_log(log_dir)
+    monkeypatch.setattr(rank, "SMALL_LOG", 64 << 10)
+    return rank
+
+
+@pytest.mark.parametrize("message", [
+    "the team budget for the pottery kiln", "what about the pottery and the team?",
+    "the kiln", "team budget review"])
+def test_a_planned_scan_recalls_what_the_full_stream_recalls(sampled, cli, monkeypatch,
+                                                             message):
+    planned = cli("recall", "--json", "--", message)
+    monkeypatch.setattr(sampled, "plan_stream", lambda sample, terms, *rest: list(terms))
+    full = cli("recall", "--json", "--", message)
+    assert planned.exit_code == full.exit_code == 0
+    assert planned.stdout == full.stdout
+
+
+def test_a_message_of_common_words_streams_nothing(sampled, cli, monkeypatch):
+    # "team" (a third of the log) cannot reach minScore: nothing can qualify, rg never runs
+    def no_rg(*args, **kwargs):
+        raise AssertionError("rg started")
+
+    monkeypatch.setattr(sampled, "_spawn", no_rg)
+    result = cli("recall", "--json", "--", "what about the team?")
+    assert result.exit_code == 0 and result.stdout == ""
+    # a rare word in the message: rg streams it (and recall finds the entries)
+    with pytest.raises(AssertionError, match="rg started"):
+        cli("recall", "--json", "--", "the pottery kiln")

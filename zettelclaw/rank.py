@@ -7,8 +7,9 @@ query computes its statistics from the log in one streaming pass:
    English stems (cached). Each stem gets a *prefix* that every word with that stem starts
    with (the stem minus a final ``e``/``i``: ``family`` -> ``famili`` -> ``famil``).
 2. **Scan** the log once for word-starts matching the prefixes. With ripgrep on PATH (or next
-   to the Python that runs us) ``rg -o`` does it and a second ``rg`` collects the
-   ``"replaces"`` ids in parallel; Python parses rg's matches as they stream in. Without rg a
+   to the Python that runs us) one ``rg -o`` pass yields them and the ``"replaces"`` ids;
+   Python parses rg's matches as they stream in (a log under 4 MB, for recall: read in Python,
+   which costs less than starting rg). Without rg a
    pure-Python scan does the same with ``bytes.find`` over 8 MB blocks. Either way Python sees
    only the matched words, stems each distinct one once and keeps, per candidate line, the
    counts of the words that really have a query stem; a term's document frequency is the
@@ -54,7 +55,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-# heavier modules (orjson, subprocess, threading, mmap, heapq, pathlib, dataclasses) are
+# heavier modules (orjson, subprocess, mmap, heapq, pathlib, dataclasses) are
 # imported where they are used: `search` starts rg before it pays for them (see zettelclaw.hot)
 
 # -- parameters -------------------------------------------------------------------------------
@@ -255,6 +256,13 @@ class Scan:
         # pass as the terms, from Python's block scan or from ripgrep's output
         self.resolution = None
         self.sample_lengths: dict[str, list[int]] = {f: [] for f in FIELDS}
+        # a large log's sample: entries seen, and per query term how many of them hold it
+        # (counted when the scan is planned from the sample: see plan_stream)
+        self.sampled = 0
+        self.sample_df: dict[str, int] | None = None
+        # terms left out of the stream (too common to pick candidates): their estimated df
+        self.df_estimate: dict[str, int] = {}
+        self.prefixes: tuple[str, ...] = ()
 
 
 def field_text(entry: dict, name: str) -> str:
@@ -310,8 +318,17 @@ def _sample(block: bytes, scan: Scan, every_line: bool, loads=None) -> None:
         except ValueError:
             continue
         if is_entry(obj):
+            counts = scan.sample_df
+            found = set() if counts is not None else None
             for name in FIELDS:
-                lengths[name].append(len(words(field_text(obj, name))))
+                tokens = words(field_text(obj, name))
+                lengths[name].append(len(tokens))
+                if found is not None:
+                    found.update(stem(w) for w in tokens if w.startswith(scan.prefixes))
+            if found is not None:
+                scan.sampled += 1
+                for t in found & counts.keys():
+                    counts[t] += 1
 
 
 def _estimate(path: Path, size: int, scan: Scan) -> None:
@@ -410,7 +427,7 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
 
 
 class Started:
-    """The two rg processes of a scan, started ahead of the rest of the work."""
+    """The rg process of a scan, started ahead of the rest of the work."""
 
     def __init__(self, path, query_terms: list[str], procs: dict):
         self.path, self.terms, self.procs = str(path), list(query_terms), procs
@@ -443,49 +460,56 @@ def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
 
     prefixes = prefixes_of(query_terms)
     pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
-    common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
-              "--color", "never"]
-    procs = {}
+    # one pass for both: the "replaces" first, so that where both match (a prefix of
+    # "replaces") the alternation reports the whole "replaces" (case folded too: harmless,
+    # the resolver checks each replacing line it reads)
     try:
-        procs["terms"] = subprocess.Popen(
-            common + ["--line-number", "--ignore-case", "-e", pattern, "--", str(path)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        procs["replaces"] = subprocess.Popen(
-            common + ["--no-line-number", "-e", REPLACES, "--", str(path)],
+        proc = subprocess.Popen(
+            [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
+             "--color", "never", "--line-number", "--ignore-case", "-e", REPLACES,
+             "-e", pattern, "--", str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
-        for proc in procs.values():
-            proc.kill()
-            proc.wait()
         return None
-    return procs
+    return {"terms": proc}
 
 
 def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
-                 started: Started | None = None) -> Scan | None:
-    """The same scan with two ``rg`` processes (``started`` ones, or new); None when rg fails
-    (the caller falls back). ``meanwhile`` (a callable) runs once rg has started."""
-    import threading
+                 started: Started | None = None, plan=None) -> Scan | None:
+    """The same scan with one ``rg`` process (``started``, or new): the query words' matches
+    and the "replaces" (see _spawn); None when rg fails (the caller falls back).
+    ``meanwhile`` (a callable) runs once rg has started.
 
+    ``plan`` (recall's): on a large log the sample is taken before rg starts, with each query
+    term's count in it, and ``plan(scan)`` says which terms rg streams (see plan_stream);
+    none: rg does not run at all (nothing the message asks can qualify)."""
+    scan = Scan(engine="ripgrep")
+    size = os.path.getsize(path)
+    planned = started is None and plan is not None and size > SMALL_LOG
+    if planned:
+        scan.sample_df = dict.fromkeys(query_terms, 0)
+        scan.prefixes = tuple(prefixes_of(query_terms))
+        _estimate(path, size, scan)
+        streamed = plan(scan)
+        scan.df_estimate = {t: round(scan.sample_df[t] * scan.lines / max(scan.sampled, 1))
+                            for t in query_terms if t not in streamed}
+        if not streamed:
+            if meanwhile is not None:
+                meanwhile()
+            return scan
+        query_terms = streamed
     procs = started.procs if started is not None else _spawn(rg, path, query_terms)
     if not procs:
         return None
-    scan = Scan(engine="ripgrep")
     wanted = set(query_terms)
-    out: dict[str, bytes] = {}
-
-    def drain():
-        out["replaces"] = procs["replaces"].stdout.read()
-
-    reader = threading.Thread(target=drain)
-    reader.start()
     if meanwhile is not None:
         meanwhile()
     # meanwhile, in this thread: N and the length sample (exact for a small log, estimated
     # from spread windows for a large one: no second full read of the file), then rg's matches
     # parsed as they stream in, while rg goes on on the other core
-    size = os.path.getsize(path)
-    if size <= SMALL_LOG:
+    if planned:
+        pass  # sampled before rg started
+    elif size <= SMALL_LOG:
         loads = json_loads(size)
         for _, block in _blocks(path):
             scan.lines += _count_lines(block)
@@ -497,6 +521,7 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     offsets = scan.offsets  # keys and offsets stay bytes until a line is read back
     fd = procs["terms"].stdout.fileno()
     findall, get_lines = _RG_TERM.findall, lines_of.get
+    replaces: list[bytes] = []  # "offset:replaces...", as ripgrep.Named reads them
     rest = b""
     while True:
         chunk = os.read(fd, 1 << 18)
@@ -506,6 +531,9 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
         for lineno, offset, word in findall(data, 0, cut):
             lines = get_lines(word, offsets)  # offsets: a sentinel for "not seen yet"
             if lines is offsets:
+                if word[:9].lower() == b'replaces"':  # one id each: never cached
+                    replaces.append(offset + b":" + word + b"\n")
+                    continue
                 term = stem(word.decode("utf-8", "replace").lower())
                 lines = lines_of[word] = tf.setdefault(term, {}) if term in wanted else None
             if lines is not None:
@@ -514,7 +542,6 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
         if not chunk:
             break
     scan.tf = tf
-    reader.join()
     for proc in procs.values():
         proc.stdout.close()
         if proc.wait() not in (0, 1):  # 1: nothing matched
@@ -522,12 +549,12 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     from .resolve import StreamingResolution
     from .ripgrep import Named
 
-    scan.resolution = StreamingResolution(path, Named(out["replaces"]))
+    scan.resolution = StreamingResolution(path, Named(b"".join(replaces)))
     return scan
 
 
 def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None,
-             python_below: int = 0) -> Scan:
+             python_below: int = 0, plan=None) -> Scan:
     """Scan the log (ripgrep, else Python); ``meanwhile`` runs exactly once, while rg works.
     ``started``: rg processes from :func:`start_scan` for this path and these terms. A log of
     at most ``python_below`` bytes is read in Python: faster than starting rg (and importing
@@ -554,7 +581,7 @@ def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | No
 
         exists = check_regular(path)  # a symlink or FIFO is refused before rg reads it
         if started is not None or rg and query_terms and exists:
-            result = scan_ripgrep(rg, path, query_terms, once, started)
+            result = scan_ripgrep(rg, path, query_terms, once, started, plan)
             if result is not None:
                 return result
         return scan_python(path, query_terms) if exists else Scan()
@@ -840,6 +867,65 @@ def has_filters(query) -> bool:
                ("type", "subject", "status", "session", "since", "until"))
 
 
+# a term seen in fewer of a large log's sampled entries than this is never left out of the
+# stream (its document frequency, estimated from so few, could be far off)
+COMMON_MIN_SEEN = 5
+
+
+def match_unit(n: int) -> float:
+    """The score of one match of a word only one entry holds, in a log of ``n`` entries: the
+    unit of recall's ``minScore``, so one threshold holds for a log of 50 entries and of a
+    million (BM25's idf, hence every score, grows with the log)."""
+    return max(idf(max(n, 1), 1), 1e-9)
+
+
+def score_bound(idfs: dict[str, float], query_terms: list[str], held: set[str],
+                relative: float) -> float:
+    """The most a recalled entry holding only the terms ``held`` can score: each term
+    saturates at idf * (k1 + 1) over all fields, proximity adds its share of each adjacent
+    pair, the subject multiplies by 1 + SUBJECT_BOOST, and the session context (a share of the
+    best score in the session, which may be another entry's) by what recall's ``relative``
+    floor allows: to stay within ``relative`` of the best, an entry needs at least
+    relative * (1 + w) - w of its session's best score itself (w = SESSION_WEIGHT)."""
+    score = sum(idfs[t] * (K1 + 1) for t in held)
+    score += sum(PROXIMITY_WEIGHT * (idfs[a] + idfs[b])
+                 for a, b in zip(query_terms, query_terms[1:], strict=False)
+                 if a in held and b in held)
+    own = relative * (1 + SESSION_WEIGHT) - SESSION_WEIGHT
+    session = 1 + SESSION_WEIGHT / own if own > 0 else math.inf
+    return score * (1 + SUBJECT_BOOST) * session
+
+
+def plan_stream(sample: Scan, query_terms: list[str], floor: float, relative: float,
+                text: str | None) -> list[str]:
+    """Which terms the scan of a large log streams, from its sample (taken first), for a
+    ranking that wants only entries scoring ``floor`` match units or more, within
+    ``relative`` of the best (recall's; see score_bound).
+
+    The most common terms are left out for as long as an entry holding only them could not
+    reach the floor (MaxScore's non-essential terms): every entry that can qualify holds one
+    of the others, which pick the candidates; the common ones are still counted when a
+    candidate is read back, their df estimated from the sample. None left: no entry can
+    qualify (``what about the dog?`` where one entry in seven has a dog), no stream at all.
+    A message that names a time streams every term (the time boost is not bounded so)."""
+    months, years = when_named(text)
+    if months or years or days_named(text):
+        return list(query_terms)
+    n, seen = max(sample.lines, 1), max(sample.sampled, 1)
+    counts = sample.sample_df or {}
+    # a term the sample did not see is taken as rare as can be (held by one entry)
+    idfs = {t: idf(n, max(round(counts.get(t, 0) * n / seen), 1)) for t in query_terms}
+    wanted = floor * match_unit(n)
+    left_out: set[str] = set()
+    for t in sorted(query_terms, key=lambda t: (idfs[t], query_terms.index(t))):
+        if counts.get(t, 0) < COMMON_MIN_SEEN:
+            break
+        if score_bound(idfs, query_terms, left_out | {t}, relative) >= wanted:
+            break
+        left_out.add(t)
+    return [t for t in query_terms if t not in left_out]
+
+
 def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
     start = mm.rfind(b"\n", 0, offset) + 1
     end = mm.find(b"\n", offset)
@@ -849,7 +935,8 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
 
 
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
-         started: Started | None = None, python_below: int = 0) -> list[dict]:
+         started: Started | None = None, python_below: int = 0,
+         min_units: float | None = None, relative: float = 0.0) -> list[dict]:
     """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
 
     ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
@@ -858,6 +945,10 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     (default: the resolved log). With ``explain`` every result carries an ``explain`` object.
     ``started``: the scan's rg processes from :func:`start_scan`, already at work.
     ``python_below``: a log of at most this many bytes is scanned in Python (see scan_log).
+    ``min_units`` and ``relative`` (recall's ``minScore`` and ``RELATIVE``): only entries that
+    score this many match units (see :func:`match_unit`), within ``relative`` of the best, are
+    wanted; on a large log the scan is then planned from its sample (see :func:`plan_stream`):
+    a common word's matches are not streamed when they alone cannot qualify.
     """
     import heapq
     import mmap
@@ -877,9 +968,15 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         if include_memory and not has_filters(query):
             chunks.extend(memory_chunks())
 
-    scan = scan_log(path, query_terms, read_chunks, started, python_below)
+    plan = None
+    if min_units is not None:
+        def plan(sample: Scan) -> list[str]:
+            return plan_stream(sample, query_terms, min_units, relative, query.text)
+
+    scan = scan_log(path, query_terms, read_chunks, started, python_below, plan)
 
     stats = Stats(n=scan.lines + len(chunks))
+    stats.df.update(scan.df_estimate)  # terms too common to stream: from the sample
     for t, lines in scan.tf.items():
         stats.df[t] = len(lines)
     for chunk in chunks:
@@ -908,7 +1005,9 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         # exact scoring stops once it cannot beat the pool, or after EXACT_LIMIT lines (on a
         # large log, the shortlist)
         sat = K1 + 1
-        approx: dict = dict.fromkeys(scan.offsets, 0.0)
+        # the most the terms that were not streamed can add to a line (see plan_stream)
+        unseen = sum(stats.idf.get(t, 0.0) * sat for t in scan.df_estimate)
+        approx: dict = dict.fromkeys(scan.offsets, unseen)
         for t, lines in scan.tf.items():
             weight = stats.idf.get(t, 0.0)
             part = {n: weight * n * sat / (n + K1) for n in set(lines.values())}

@@ -96,12 +96,10 @@ def options(flags: dict | None = None) -> dict:
 
 
 def match_unit(n: int) -> float:
-    """The score of one match of a word only one entry holds, in a log of ``n`` entries: the
-    unit of ``minScore``, so one threshold holds for a log of 50 entries and of a million
-    (BM25's idf, hence every score, grows with the log)."""
-    from .rank import idf
+    """The unit of ``minScore``: see :func:`zettelclaw.rank.match_unit`."""
+    from .rank import match_unit as unit
 
-    return max(idf(max(n, 1), 1), 1e-9)
+    return unit(n)
 
 
 def is_filler(message: str) -> bool:
@@ -199,7 +197,10 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
     default = paths.default_agent()
     query = _Question(message, scope, default)
     # a small log is read in Python: starting rg would cost more than reading it
-    ranked = [r for r in rank(query, include_memory=False, explain=True, python_below=SMALL_LOG)
+    # on a large log the scan is planned from a sample: no full stream of a common word's
+    # matches, no scan at all when no entry can reach minScore
+    ranked = [r for r in rank(query, include_memory=False, explain=True, python_below=SMALL_LOG,
+                              min_units=opts["minScore"], relative=RELATIVE)
               if r.get("source") != "memory"]
     if not ranked:
         return []
