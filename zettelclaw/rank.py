@@ -7,9 +7,9 @@ query computes its statistics from the log in one streaming pass:
    English stems (cached). Each stem gets a *prefix* that every word with that stem starts
    with (the stem minus a final ``e``/``i``: ``family`` -> ``famili`` -> ``famil``).
 2. **Scan** the log once for word-starts matching the prefixes. With ripgrep on PATH (or next
-   to the Python that runs us) one ``rg -o`` pass yields them and the ``"replaces"`` ids;
-   Python parses rg's matches as they stream in (a log under 4 MB, for recall: read in Python,
-   which costs less than starting rg). Without rg a
+   to the Python that runs us) ``rg -o`` does it and a second ``rg`` collects the
+   ``"replaces"`` ids in parallel; Python parses rg's matches as they stream in (recall reads
+   a log under 4 MB in Python: less than starting rg costs). Without rg a
    pure-Python scan does the same with ``bytes.find`` over 8 MB blocks. Either way Python sees
    only the matched words, stems each distinct one once and keeps, per candidate line, the
    counts of the words that really have a query stem; a term's document frequency is the
@@ -55,7 +55,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-# heavier modules (orjson, subprocess, mmap, heapq, pathlib, dataclasses) are
+# heavier modules (orjson, subprocess, threading, mmap, heapq, pathlib, dataclasses) are
 # imported where they are used: `search` starts rg before it pays for them (see zettelclaw.hot)
 
 # -- parameters -------------------------------------------------------------------------------
@@ -427,7 +427,7 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
 
 
 class Started:
-    """The rg process of a scan, started ahead of the rest of the work."""
+    """The two rg processes of a scan, started ahead of the rest of the work."""
 
     def __init__(self, path, query_terms: list[str], procs: dict):
         self.path, self.terms, self.procs = str(path), list(query_terms), procs
@@ -460,29 +460,36 @@ def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
 
     prefixes = prefixes_of(query_terms)
     pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
-    # one pass for both: the "replaces" first, so that where both match (a prefix of
-    # "replaces") the alternation reports the whole "replaces" (case folded too: harmless,
-    # the resolver checks each replacing line it reads)
+    common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
+              "--color", "never"]
+    # two processes, in parallel: one pass for both is slower (the case-folded "replaces"
+    # costs rg its literal search) and leaves Python more rows to tell apart
+    procs = {}
     try:
-        proc = subprocess.Popen(
-            [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
-             "--color", "never", "--line-number", "--ignore-case", "-e", REPLACES,
-             "-e", pattern, "--", str(path)],
+        procs["terms"] = subprocess.Popen(
+            common + ["--line-number", "--ignore-case", "-e", pattern, "--", str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        procs["replaces"] = subprocess.Popen(
+            common + ["--no-line-number", "-e", REPLACES, "--", str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
+        for proc in procs.values():
+            proc.kill()
+            proc.wait()
         return None
-    return {"terms": proc}
+    return procs
 
 
 def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
                  started: Started | None = None, plan=None) -> Scan | None:
-    """The same scan with one ``rg`` process (``started``, or new): the query words' matches
-    and the "replaces" (see _spawn); None when rg fails (the caller falls back).
-    ``meanwhile`` (a callable) runs once rg has started.
+    """The same scan with two ``rg`` processes (``started`` ones, or new); None when rg fails
+    (the caller falls back). ``meanwhile`` (a callable) runs once rg has started.
 
     ``plan`` (recall's): on a large log the sample is taken before rg starts, with each query
     term's count in it, and ``plan(scan)`` says which terms rg streams (see plan_stream);
     none: rg does not run at all (nothing the message asks can qualify)."""
+    import threading
+
     scan = Scan(engine="ripgrep")
     size = os.path.getsize(path)
     planned = started is None and plan is not None and size > SMALL_LOG
@@ -502,6 +509,13 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     if not procs:
         return None
     wanted = set(query_terms)
+    out: dict[str, bytes] = {}
+
+    def drain():
+        out["replaces"] = procs["replaces"].stdout.read()
+
+    reader = threading.Thread(target=drain)
+    reader.start()
     if meanwhile is not None:
         meanwhile()
     # meanwhile, in this thread: N and the length sample (exact for a small log, estimated
@@ -521,7 +535,6 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     offsets = scan.offsets  # keys and offsets stay bytes until a line is read back
     fd = procs["terms"].stdout.fileno()
     findall, get_lines = _RG_TERM.findall, lines_of.get
-    replaces: list[bytes] = []  # "offset:replaces...", as ripgrep.Named reads them
     rest = b""
     while True:
         chunk = os.read(fd, 1 << 18)
@@ -531,9 +544,6 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
         for lineno, offset, word in findall(data, 0, cut):
             lines = get_lines(word, offsets)  # offsets: a sentinel for "not seen yet"
             if lines is offsets:
-                if word[:9].lower() == b'replaces"':  # one id each: never cached
-                    replaces.append(offset + b":" + word + b"\n")
-                    continue
                 term = stem(word.decode("utf-8", "replace").lower())
                 lines = lines_of[word] = tf.setdefault(term, {}) if term in wanted else None
             if lines is not None:
@@ -542,6 +552,7 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
         if not chunk:
             break
     scan.tf = tf
+    reader.join()
     for proc in procs.values():
         proc.stdout.close()
         if proc.wait() not in (0, 1):  # 1: nothing matched
@@ -549,7 +560,7 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     from .resolve import StreamingResolution
     from .ripgrep import Named
 
-    scan.resolution = StreamingResolution(path, Named(b"".join(replaces)))
+    scan.resolution = StreamingResolution(path, Named(out["replaces"]))
     return scan
 
 
