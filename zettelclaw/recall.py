@@ -196,9 +196,9 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
     scope = paths.agent_scope(agents)
     default = paths.default_agent()
     query = _Question(message, scope, default)
-    # a small log is read in Python: starting rg would cost more than reading it
-    # on a large log the scan is planned from a sample: no full stream of a common word's
-    # matches, no scan at all when no entry can reach minScore
+    # a small log is read in Python (starting rg would cost more than reading it); a large
+    # one's scan is planned from a sample: no stream of the matches of words too common to
+    # qualify alone, no scan at all when no entry can reach minScore
     ranked = [r for r in rank(query, include_memory=False, explain=True, python_below=SMALL_LOG,
                               min_units=opts["minScore"], relative=RELATIVE)
               if r.get("source") != "memory"]
