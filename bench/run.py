@@ -23,6 +23,7 @@ BENCHMARKS = {
     "search": ("search_bench.py", [], "ranked search on a 1M log vs rg -c -i, peak memory"),
     "locomo": ("locomo.py", [], "LoCoMo retrieval recall@k of `zettelclaw search`"),
     "recall": ("recall_bench.py", [], "recall each turn on LoCoMo vs search R@5, filler silence"),
+    "turn": ("turn_bench.py", [], "recall per turn: small log vs python3, 1M log vs rg -c -i"),
     "brief": ("brief_bench.py", [], "brief --no-llm on a 100k log"),
     "extract": ("extract_bench.py", [], "characters sent to the model, sweep throughput"),
 }

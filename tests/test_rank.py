@@ -291,3 +291,17 @@ def test_a_query_of_1000_characters_with_many_terms_answers_from_its_first_64(de
     result = zc("search", "--json", "--", query)
     assert result.returncode == 0, result.stderr
     assert "Ht4vL_9qRx2D" in [orjson.loads(line)["id"] for line in result.stdout.splitlines()]
+
+
+def test_a_hand_written_replaces_with_spaces_hides_the_old_entry(log_dir, cli, engine):
+    # a person fixing the log by hand writes `"replaces" : "id"`: both scans honour it
+    write_log(log_dir, [
+        {"id": "old1", "timestamp": "2026-05-01T10:00:00Z", "type": "decision",
+         "content": "Webhook retries back off for 2 seconds", "subject": "webhooks",
+         "session": "s1"},
+    ], raw_tail=(b'{"id": "new1", "timestamp": "2026-05-02T10:00:00Z", "type": "decision", '
+                 b'"content": "Webhook retries back off for 10 seconds", '
+                 b'"subject": "webhooks", "session": "s2", "replaces" : "old1"}\n'))
+    assert ids(cli.lines("search", "webhook retries back off", "--json")) == ["new1"]
+    got = cli.lines("search", "webhook retries back off", "--all", "--json")
+    assert {r["id"]: r.get("replacedBy") for r in got} == {"new1": None, "old1": "new1"}

@@ -169,3 +169,122 @@ def test_recall_help_goes_through_the_full_cli(zc):
     result = zc("recall", "--help")
     assert result.returncode == 0
     assert b"relevant to MESSAGE" in result.stdout
+
+
+def test_handoff_option_prints_both_in_one_process(recall_log, zc, cli):
+    # the plugin's one process per prompt: the handoff, an empty line, the recalled entries,
+    # each exactly what the command alone prints
+    handoff = zc("handoff").stdout
+    alone = zc("recall", "--text", "--", BACKOFF).stdout
+    assert handoff.startswith(b"## Last Session Handoff") and alone.startswith(TITLE.encode())
+    both = zc("recall", "--handoff", "--text", "--", BACKOFF)
+    assert both.returncode == 0 and both.stdout == handoff + b"\n" + alone
+    assert b"\n\n" not in handoff  # the empty line tells the two parts apart
+    assert cli("recall", "--handoff", "--text", "--", BACKOFF).stdout.encode() == both.stdout
+    # nothing recalled (small talk): the handoff and its empty line
+    assert zc("recall", "--handoff", "--text", "--", "thanks!").stdout == handoff + b"\n"
+    # JSON: the handoff object first, then the entries as JSON Lines
+    lines = zc("recall", "--handoff", "--json", "--", BACKOFF).stdout.splitlines()
+    assert lines[0] == zc("handoff", "--json").stdout.rstrip(b"\n")
+    assert lines[1:] == zc("recall", "--json", "--", BACKOFF).stdout.splitlines()
+
+
+def test_handoff_option_without_a_handoff_starts_with_the_empty_line(log_dir, zc):
+    write_log(log_dir, [e for e in _entries() if e["type"] != "handoff"])
+    assert zc("handoff").stdout == b""
+    both = zc("recall", "--handoff", "--text", "--", BACKOFF).stdout
+    assert both == b"\n" + zc("recall", "--text", "--", BACKOFF).stdout
+    assert zc("recall", "--handoff", "--json", "--", "thanks!").stdout == b"null\n"
+
+
+def test_recall_with_handoff_imports_nothing_heavy(recall_log):
+    assert heavy_imports(["recall", "--handoff", "--text", "--", BACKOFF],
+                         "Last Session Handoff") == []
+
+
+def test_the_filler_stems_are_the_filler_words_stems():
+    from zettelclaw.rank import stem
+    from zettelclaw.recall import FILLER_STEMS, FILLER_WORDS
+
+    assert FILLER_STEMS == {stem(word) for word in FILLER_WORDS}
+
+
+def test_recall_on_a_small_log_starts_like_the_handoff(recall_log, zc):
+    # start-up is the cost of a per-turn command on a small log: no rg process (and none of
+    # subprocess, threading), no orjson (its import pulls in dataclasses, uuid and json), no
+    # pathlib, no Query (dataclasses, datetime)
+    import subprocess
+    import sys
+
+    zc("handoff")  # the first run after the log grew writes state.json's handoff pointer
+
+    code = (
+        "import sys, io, contextlib\n"
+        f"sys.argv = ['zettelclaw', 'recall', '--handoff', '--text', '--', {BACKOFF!r}]\n"
+        "from zettelclaw.__main__ import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    main()\n"
+        "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
+        "print(','.join(m for m in ('subprocess', 'threading', 'orjson', 'dataclasses',\n"
+        "    'pathlib', 'datetime', 'zettelclaw.query', 'importlib.util') if m in sys.modules))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def _large_log(log_dir):
+    """3,000 entries: "team" in a third of them, "budget" in a fifth, a few rare words."""
+    import random
+
+    rng = random.Random(5)
+    filler = "report meeting draft plan review note call email sprint ticket".split()
+    entries = []
+    for i in range(3000):
+        said = rng.sample(filler, 5)
+        if i % 3 == 0:
+            said.append("team")
+        if i % 5 == 0:
+            said.append("budget")
+        if i % 997 == 0:
+            said += ["pottery", "kiln"]
+        entries.append({"id": f"Lg{i:05d}_xxxx", "timestamp": f"2026-01-{1 + i % 28:02d}T10:00:00Z",
+                        "type": "fact", "content": " ".join(said), "subject": f"s{i % 40}",
+                        "session": f"x{i // 7}"})
+    write_log(log_dir, entries)
+
+
+@pytest.fixture
+def sampled(log_dir, monkeypatch):
+    """A log that recall treats as large (N and df from a sample), ripgrep streaming it."""
+    from zettelclaw import rank
+
+    if rank.ripgrep() is None:
+        pytest.skip("ripgrep not installed")
+    _large_log(log_dir)
+    monkeypatch.setattr(rank, "SMALL_LOG", 64 << 10)
+    return rank
+
+
+@pytest.mark.parametrize("message", [
+    "the team budget for the pottery kiln", "what about the pottery and the team?",
+    "the kiln", "team budget review"])
+def test_a_planned_scan_recalls_what_the_full_stream_recalls(sampled, cli, monkeypatch,
+                                                             message):
+    planned = cli("recall", "--json", "--", message)
+    monkeypatch.setattr(sampled, "plan_stream", lambda sample, terms, *rest: list(terms))
+    full = cli("recall", "--json", "--", message)
+    assert planned.exit_code == full.exit_code == 0
+    assert planned.stdout == full.stdout
+
+
+def test_a_message_of_common_words_streams_nothing(sampled, cli, monkeypatch):
+    # "team" (a third of the log) cannot reach minScore: nothing can qualify, rg never runs
+    def no_rg(*args, **kwargs):
+        raise AssertionError("rg started")
+
+    monkeypatch.setattr(sampled, "_spawn", no_rg)
+    result = cli("recall", "--json", "--", "what about the team?")
+    assert result.exit_code == 0 and result.stdout == ""
+    # a rare word in the message: rg streams it (and recall finds the entries)
+    with pytest.raises(AssertionError, match="rg started"):
+        cli("recall", "--json", "--", "the pottery kiln")

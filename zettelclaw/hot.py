@@ -1,6 +1,8 @@
 """The commands OpenClaw calls on every turn, answered without Typer, Rich or pydantic.
 
-``handoff`` runs before every prompt and ``search --json`` behind every ``memory_search``;
+``recall --handoff`` runs before every prompt (the handoff and the recalled entries in one
+process; ``handoff`` and ``recall`` alone as well) and ``search --json`` behind every
+``memory_search``;
 Typer's start-up alone would cost more than either. :func:`serve` answers exactly these forms
 and returns False, having printed nothing, for anything else (``--help``, a table on a
 terminal, a usage error...), which the full CLI (:mod:`zettelclaw.cli`) then handles with the
@@ -9,7 +11,8 @@ same output and the same errors. A test checks that both give the same bytes.
     [--home D] [--workspace D] handoff [--json] [--agent ID[,ID...]]...
     [--home D] [--workspace D] search [WORDS...] [filters] [--agent ID[,ID...]]... [--limit N]
                                       [--all] [--json] [-- WORDS]
-    [--home D] [--workspace D] recall [--json | --text] [--agent ID[,ID...]]... [--] MESSAGE...
+    [--home D] [--workspace D] recall [--json | --text] [--handoff] [--agent ID[,ID...]]...
+                                      [--] MESSAGE...
 """
 
 from __future__ import annotations
@@ -119,14 +122,15 @@ def _handoff(argv: list[str]) -> bool:
 
 
 def _recall(argv: list[str]) -> bool:
-    args = _parse(argv, ("--json", "--text"))
+    args = _parse(argv, ("--json", "--text", "--handoff"))
     if args is None:
         return False
     from .recall import print_recall
 
     as_json = "--text" not in args.flags and (
         "--json" in args.flags or not sys.stdout.isatty())
-    return _answer(lambda: print_recall(" ".join(args.words), as_json, args.agents or None))
+    return _answer(lambda: print_recall(" ".join(args.words), as_json, args.agents or None,
+                                        with_handoff="--handoff" in args.flags))
 
 
 def _search(argv: list[str]) -> bool:

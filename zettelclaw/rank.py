@@ -8,7 +8,8 @@ query computes its statistics from the log in one streaming pass:
    with (the stem minus a final ``e``/``i``: ``family`` -> ``famili`` -> ``famil``).
 2. **Scan** the log once for word-starts matching the prefixes. With ripgrep on PATH (or next
    to the Python that runs us) ``rg -o`` does it and a second ``rg`` collects the
-   ``"replaces"`` ids in parallel; Python parses rg's matches as they stream in. Without rg a
+   ``"replaces"`` ids in parallel; Python parses rg's matches as they stream in (recall reads
+   a log under 4 MB in Python: less than starting rg costs). Without rg a
    pure-Python scan does the same with ``bytes.find`` over 8 MB blocks. Either way Python sees
    only the matched words, stems each distinct one once and keeps, per candidate line, the
    counts of the words that really have a query stem; a term's document frequency is the
@@ -148,12 +149,14 @@ def stem(word: str) -> str:
 def _english_stemmer():
     """Snowball's English stemmer without running ``snowballstemmer/__init__``, which imports
     the stemmers of every language (a third of a small search's start-up)."""
-    import importlib.util
-
     if "snowballstemmer" not in sys.modules:
-        spec = importlib.util.find_spec("snowballstemmer")
-        if spec is not None and spec.submodule_search_locations:
-            package = importlib.util.module_from_spec(spec)  # bare package: only its __path__
+        # (found on sys.path by hand: importlib.util costs more than the stemmer)
+        where = next((os.path.join(entry, "snowballstemmer") for entry in sys.path
+                      if os.path.isfile(os.path.join(entry or ".", "snowballstemmer",
+                                                     "english_stemmer.py"))), None)
+        if where is not None:
+            package = type(sys)("snowballstemmer")  # bare package: only its __path__
+            package.__path__ = [where]
             sys.modules["snowballstemmer"] = package
             try:
                 from snowballstemmer.english_stemmer import EnglishStemmer
@@ -253,6 +256,13 @@ class Scan:
         # pass as the terms, from Python's block scan or from ripgrep's output
         self.resolution = None
         self.sample_lengths: dict[str, list[int]] = {f: [] for f in FIELDS}
+        # a large log's sample: entries seen, and per query term how many of them hold it
+        # (counted when the scan is planned from the sample: see plan_stream)
+        self.sampled = 0
+        self.sample_df: dict[str, int] | None = None
+        # terms left out of the stream (too common to pick candidates): their estimated df
+        self.df_estimate: dict[str, int] = {}
+        self.prefixes: tuple[str, ...] = ()
 
 
 def field_text(entry: dict, name: str) -> str:
@@ -260,21 +270,65 @@ def field_text(entry: dict, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _sample(block: bytes, scan: Scan, every_line: bool) -> None:
-    import orjson
+# below this a log's lines are parsed by the standard library's C scanner: importing orjson (and
+# the dataclasses, uuid and json it imports) costs more than it saves on so few lines
+LIGHT_JSON_BELOW = 512 << 10
 
+
+def json_loads(size: int):
+    """``loads(bytes) -> object`` for a log of ``size`` bytes; it raises ValueError for a line
+    that is not JSON."""
+    if size >= LIGHT_JSON_BELOW or "orjson" in sys.modules:
+        import orjson
+
+        return orjson.loads
+    from .handoff import _loads
+
+    def loads(line: bytes):
+        try:
+            return _loads(line)
+        except (StopIteration, RecursionError) as exc:
+            raise ValueError(str(exc)) from None
+
+    return loads
+
+
+def entry_parser(loads):
+    """``parse(bytes) -> entry or None`` with ``loads`` (see json_loads)."""
+
+    def parse(line: bytes) -> dict | None:
+        try:
+            obj = loads(line)
+        except ValueError:
+            return parse_line(line)  # a byte-order mark before the first line
+        return obj if is_entry(obj) else None
+
+    return parse
+
+
+def _sample(block: bytes, scan: Scan, every_line: bool, loads=None) -> None:
+    loads = loads or json_loads(len(block))
     lengths = scan.sample_lengths
     lines = block.split(b"\n") if every_line else block.split(b"\n", SAMPLE_LINES_PER_BLOCK)[:-1]
     for line in lines:
         if not line:
             continue
         try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            obj = loads(line)
+        except ValueError:
             continue
         if is_entry(obj):
+            counts = scan.sample_df
+            found = set() if counts is not None else None
             for name in FIELDS:
-                lengths[name].append(len(words(field_text(obj, name))))
+                tokens = words(field_text(obj, name))
+                lengths[name].append(len(tokens))
+                if found is not None:
+                    found.update(stem(w) for w in tokens if w.startswith(scan.prefixes))
+            if found is not None:
+                scan.sampled += 1
+                for t in found & counts.keys():
+                    counts[t] += 1
 
 
 def _estimate(path: Path, size: int, scan: Scan) -> None:
@@ -305,6 +359,14 @@ def _estimate(path: Path, size: int, scan: Scan) -> None:
 
 def _blocks(path: Path):
     """``(base offset, block)`` pairs of whole lines (the last may lack its newline)."""
+    if os.path.getsize(path) <= SMALL_LOG:  # one read (Log would import pathlib for it)
+        from .fsutil import open_read
+
+        with open_read(path) as fh:
+            block = fh.read()
+        if block:
+            yield 0, block
+        return
     from .log import Log
 
     for base, block, end in Log(path, warn=False).blocks():
@@ -318,7 +380,6 @@ def _count_lines(block: bytes) -> int:
 
 _WORD_TAIL = re.compile(rb"[\w\x80-\xff]*")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_REPLACES = b'"replaces":"'
 _RG_TERM = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
 
 
@@ -333,7 +394,7 @@ def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -
 
 def scan_python(path: Path, query_terms: list[str]) -> Scan:
     """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks."""
-    from .resolve import StreamingResolution
+    from .resolve import REPLACES, StreamingResolution
 
     scan = Scan(engine="python")
     named_at: dict[str, list[int]] = {}
@@ -342,10 +403,11 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
     for p in prefixes_of(query_terms):
         for variant in {p, p.capitalize(), p.upper()}:  # bytes.lower() folds ASCII only
             needles.add(variant.encode().lower())
-    small = os.path.getsize(path) <= SMALL_LOG
+    size = os.path.getsize(path)
+    small, loads = size <= SMALL_LOG, json_loads(size)
     for base, block in _blocks(path):
         scan.lines += _count_lines(block)
-        _sample(block, scan, small)
+        _sample(block, scan, small, loads)
         low = block.lower()
         for needle in needles:
             i = low.find(needle)
@@ -357,14 +419,10 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
                     _add_match(scan, base + start, base + i, word, wanted)
                     i = end
                 i = low.find(needle, i + 1)
-        i = block.find(_REPLACES)
-        while i != -1:
-            j = block.find(b'"', i + len(_REPLACES))
-            if j != -1:
-                target = block[i + len(_REPLACES):j].decode("utf-8", "replace")
-                named_at.setdefault(target, []).append(base + i)
-            i = block.find(_REPLACES, i + 1)
-    scan.resolution = StreamingResolution(path, named_at)
+        for match in REPLACES.finditer(block):  # compact, or written by hand with spaces
+            target = match.group(1).decode("utf-8", "replace")
+            named_at.setdefault(target, []).append(base + match.start())
+    scan.resolution = StreamingResolution(path, named_at, parse=entry_parser(loads))
     return scan
 
 
@@ -398,17 +456,21 @@ def start_scan(path, query_terms: list[str]) -> Started | None:
 def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
     import subprocess
 
+    from .ripgrep import REPLACES
+
     prefixes = prefixes_of(query_terms)
     pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
     common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
               "--color", "never"]
+    # two processes, in parallel: one pass for both is slower (the case-folded "replaces"
+    # costs rg its literal search) and leaves Python more rows to tell apart
     procs = {}
     try:
         procs["terms"] = subprocess.Popen(
             common + ["--line-number", "--ignore-case", "-e", pattern, "--", str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         procs["replaces"] = subprocess.Popen(
-            common + ["--no-line-number", "-e", r'"replaces":"[^"\\]*"', "--", str(path)],
+            common + ["--no-line-number", "-e", REPLACES, "--", str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         for proc in procs.values():
@@ -419,15 +481,33 @@ def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
 
 
 def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
-                 started: Started | None = None) -> Scan | None:
+                 started: Started | None = None, plan=None) -> Scan | None:
     """The same scan with two ``rg`` processes (``started`` ones, or new); None when rg fails
-    (the caller falls back). ``meanwhile`` (a callable) runs once rg has started."""
+    (the caller falls back). ``meanwhile`` (a callable) runs once rg has started.
+
+    ``plan`` (recall's): on a large log the sample is taken before rg starts, with each query
+    term's count in it, and ``plan(scan)`` says which terms rg streams (see plan_stream);
+    none: rg does not run at all (nothing the message asks can qualify)."""
     import threading
 
+    scan = Scan(engine="ripgrep")
+    size = os.path.getsize(path)
+    planned = started is None and plan is not None and size > SMALL_LOG
+    if planned:
+        scan.sample_df = dict.fromkeys(query_terms, 0)
+        scan.prefixes = tuple(prefixes_of(query_terms))
+        _estimate(path, size, scan)
+        streamed = plan(scan)
+        scan.df_estimate = {t: round(scan.sample_df[t] * scan.lines / max(scan.sampled, 1))
+                            for t in query_terms if t not in streamed}
+        if not streamed:
+            if meanwhile is not None:
+                meanwhile()
+            return scan
+        query_terms = streamed
     procs = started.procs if started is not None else _spawn(rg, path, query_terms)
     if not procs:
         return None
-    scan = Scan(engine="ripgrep")
     wanted = set(query_terms)
     out: dict[str, bytes] = {}
 
@@ -441,11 +521,13 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     # meanwhile, in this thread: N and the length sample (exact for a small log, estimated
     # from spread windows for a large one: no second full read of the file), then rg's matches
     # parsed as they stream in, while rg goes on on the other core
-    size = os.path.getsize(path)
-    if size <= SMALL_LOG:
+    if planned:
+        pass  # sampled before rg started
+    elif size <= SMALL_LOG:
+        loads = json_loads(size)
         for _, block in _blocks(path):
             scan.lines += _count_lines(block)
-            _sample(block, scan, True)
+            _sample(block, scan, True, loads)
     else:
         _estimate(path, size, scan)
     lines_of: dict[bytes, dict | None] = {}  # matched word -> its stem's line counts, or None
@@ -476,18 +558,28 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
         if proc.wait() not in (0, 1):  # 1: nothing matched
             return None
     from .resolve import StreamingResolution
+    from .ripgrep import Named
 
-    scan.resolution = StreamingResolution(path, rg_lines=out["replaces"])
+    scan.resolution = StreamingResolution(path, Named(out["replaces"]))
     return scan
 
 
-def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None
-             ) -> Scan:
+def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None,
+             python_below: int = 0, plan=None) -> Scan:
     """Scan the log (ripgrep, else Python); ``meanwhile`` runs exactly once, while rg works.
-    ``started``: rg processes from :func:`start_scan` for this path and these terms."""
+    ``started``: rg processes from :func:`start_scan` for this path and these terms. A log of
+    at most ``python_below`` bytes is read in Python: faster than starting rg (and importing
+    what it takes) when every line is read and parsed anyway (see SMALL_LOG)."""
     if started is not None and (started.path != str(path) or started.terms != query_terms):
         started.kill()
         started = None
+    if started is None and python_below:
+        try:
+            small = os.stat(path).st_size <= python_below
+        except OSError:
+            small = False
+        if small:
+            return _scan_here(path, query_terms, meanwhile)
     rg = started.procs["terms"].args[0] if started is not None else ripgrep()
     pending = [meanwhile] if meanwhile is not None else []
 
@@ -500,7 +592,7 @@ def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | No
 
         exists = check_regular(path)  # a symlink or FIFO is refused before rg reads it
         if started is not None or rg and query_terms and exists:
-            result = scan_ripgrep(rg, path, query_terms, once, started)
+            result = scan_ripgrep(rg, path, query_terms, once, started, plan)
             if result is not None:
                 return result
         return scan_python(path, query_terms) if exists else Scan()
@@ -508,6 +600,18 @@ def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | No
         return Scan()
     finally:
         once()
+
+
+def _scan_here(path, query_terms: list[str], meanwhile=None) -> Scan:
+    """The pure-Python scan, ``meanwhile`` run first."""
+    from .fsutil import check_regular
+
+    if meanwhile is not None:
+        meanwhile()
+    try:
+        return scan_python(path, query_terms) if check_regular(path) else Scan()
+    except FileNotFoundError:
+        return Scan()
 
 
 # -- scoring ----------------------------------------------------------------------------------
@@ -580,19 +684,38 @@ def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tu
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
 _MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
-_MONTH_RE = re.compile(
-    r"\b(?:(in|of|since|during|early|mid|late|last|next|this)\s+)?"
-    r"(january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?(\s*,?\s*(?:\d{1,4}))?",
-    re.IGNORECASE)
-_YEAR_RE = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
+_PATTERNS = {
+    "month": r"\b(?:(in|of|since|during|early|mid|late|last|next|this)\s+)?"
+             r"(january|february|march|april|may|june|july|august|september|october|november"
+             r"|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?"
+             r"(\s*,?\s*(?:\d{1,4}))?",
+    "year": r"\b(19[5-9]\d|20\d\d)\b",
+}
 _MONTH_NAMES = (r"(january|february|march|april|may|june|july|august|september|october"
                 r"|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
-_DAY_RE = re.compile(
+_PATTERNS["day"] = (
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_NAMES + r"\b\.?,?(?:\s*(\d{4})\b)?"
     r"|\b" + _MONTH_NAMES + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4})\b)?"
-    r"|\b(\d{4})-(\d{2})-(\d{2})\b", re.IGNORECASE)
+    r"|\b(\d{4})-(\d{2})-(\d{2})\b")
+_compiled: dict = {}
+
+
+def _regex(name: str):
+    """One of _PATTERNS, compiled on first use (case-insensitive)."""
+    found = _compiled.get(name)
+    if found is None:
+        found = _compiled[name] = re.compile(_PATTERNS[name], re.IGNORECASE)
+    return found
+
+
 DAY_WINDOW = 7               # a named day matches entries written up to a week either side
+
+
+def _may_name_a_time(text: str | None) -> bool:
+    """Whether ``text`` may name a month, year or day (the expressions above are compiled,
+    at some cost, only then): a digit or a month's first three letters."""
+    low = (text or "").lower()
+    return any(c.isdigit() for c in low) or any(m in low for m in _MONTH_ABBR)
 
 
 def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
@@ -601,7 +724,9 @@ def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
     count only with a number or after ``in``, ``since``, ``during``, ``early``, ``mid``,
     ``late``."""
     months, years = set(), set()
-    for m in _MONTH_RE.finditer(text or ""):
+    if not _may_name_a_time(text):
+        return frozenset(), frozenset()
+    for m in _regex("month").finditer(text or ""):
         lead, name, number = m.group(1), m.group(2), m.group(3)
         word = name.lower()
         ambiguous = word in ("may", "march") or len(word) <= 4 and word not in ("june", "july")
@@ -609,7 +734,7 @@ def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
         if ambiguous and not firm:
             continue
         months.add(_MONTH_ABBR[word[:4] if word == "sept" else word[:3]])
-    years.update(int(y) for y in _YEAR_RE.findall(text or ""))
+    years.update(int(y) for y in _regex("year").findall(text or ""))
     return frozenset(months), frozenset(years)
 
 
@@ -617,7 +742,9 @@ def days_named(text: str | None) -> list[tuple[int | None, int, int]]:
     """The calendar days a question names, as (year or None, month, day): ``on 7 July, 2023``,
     ``July 7th``, ``2026-03-03``."""
     out = []
-    for m in _DAY_RE.finditer(text or ""):
+    if not _may_name_a_time(text):
+        return out
+    for m in _regex("day").finditer(text or ""):
         g = m.groups()
         if g[0]:
             day, name, year = g[0], g[1], g[2]
@@ -736,7 +863,11 @@ def snippet(text: str, limit: int = 700) -> str:
 # -- the query --------------------------------------------------------------------------------
 
 def _structural(query):
-    """The query without its words: rank scores words, the filters stay exact."""
+    """The query without its words: rank scores words, the filters stay exact. (A query that
+    has no filter of words, recall's, says so with ``structural()``.)"""
+    own = getattr(query, "structural", None)
+    if own is not None:
+        return own()
     from dataclasses import replace
 
     return replace(query, text=None)
@@ -745,6 +876,65 @@ def _structural(query):
 def has_filters(query) -> bool:
     return any(getattr(query, name) for name in
                ("type", "subject", "status", "session", "since", "until"))
+
+
+# a term seen in fewer of a large log's sampled entries than this is never left out of the
+# stream (its document frequency, estimated from so few, could be far off)
+COMMON_MIN_SEEN = 5
+
+
+def match_unit(n: int) -> float:
+    """The score of one match of a word only one entry holds, in a log of ``n`` entries: the
+    unit of recall's ``minScore``, so one threshold holds for a log of 50 entries and of a
+    million (BM25's idf, hence every score, grows with the log)."""
+    return max(idf(max(n, 1), 1), 1e-9)
+
+
+def score_bound(idfs: dict[str, float], query_terms: list[str], held: set[str],
+                relative: float) -> float:
+    """The most a recalled entry holding only the terms ``held`` can score: each term
+    saturates at idf * (k1 + 1) over all fields, proximity adds its share of each adjacent
+    pair, the subject multiplies by 1 + SUBJECT_BOOST, and the session context (a share of the
+    best score in the session, which may be another entry's) by what recall's ``relative``
+    floor allows: to stay within ``relative`` of the best, an entry needs at least
+    relative * (1 + w) - w of its session's best score itself (w = SESSION_WEIGHT)."""
+    score = sum(idfs[t] * (K1 + 1) for t in held)
+    score += sum(PROXIMITY_WEIGHT * (idfs[a] + idfs[b])
+                 for a, b in zip(query_terms, query_terms[1:], strict=False)
+                 if a in held and b in held)
+    own = relative * (1 + SESSION_WEIGHT) - SESSION_WEIGHT
+    session = 1 + SESSION_WEIGHT / own if own > 0 else math.inf
+    return score * (1 + SUBJECT_BOOST) * session
+
+
+def plan_stream(sample: Scan, query_terms: list[str], floor: float, relative: float,
+                text: str | None) -> list[str]:
+    """Which terms the scan of a large log streams, from its sample (taken first), for a
+    ranking that wants only entries scoring ``floor`` match units or more, within
+    ``relative`` of the best (recall's; see score_bound).
+
+    The most common terms are left out for as long as an entry holding only them could not
+    reach the floor (MaxScore's non-essential terms): every entry that can qualify holds one
+    of the others, which pick the candidates; the common ones are still counted when a
+    candidate is read back, their df estimated from the sample. None left: no entry can
+    qualify (``what about the dog?`` where one entry in seven has a dog), no stream at all.
+    A message that names a time streams every term (the time boost is not bounded so)."""
+    months, years = when_named(text)
+    if months or years or days_named(text):
+        return list(query_terms)
+    n, seen = max(sample.lines, 1), max(sample.sampled, 1)
+    counts = sample.sample_df or {}
+    # a term the sample did not see is taken as rare as can be (held by one entry)
+    idfs = {t: idf(n, max(round(counts.get(t, 0) * n / seen), 1)) for t in query_terms}
+    wanted = floor * match_unit(n)
+    left_out: set[str] = set()
+    for t in sorted(query_terms, key=lambda t: (idfs[t], query_terms.index(t))):
+        if counts.get(t, 0) < COMMON_MIN_SEEN:
+            break
+        if score_bound(idfs, query_terms, left_out | {t}, relative) >= wanted:
+            break
+        left_out.add(t)
+    return [t for t in query_terms if t not in left_out]
 
 
 def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
@@ -756,7 +946,8 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
 
 
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
-         started: Started | None = None) -> list[dict]:
+         started: Started | None = None, python_below: int = 0,
+         min_units: float | None = None, relative: float = 0.0) -> list[dict]:
     """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
 
     ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
@@ -764,19 +955,18 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     ``limit`` (default 20) caps the results. ``log`` is a path or a :class:`~zettelclaw.log.Log`
     (default: the resolved log). With ``explain`` every result carries an ``explain`` object.
     ``started``: the scan's rg processes from :func:`start_scan`, already at work.
+    ``python_below``: a log of at most this many bytes is scanned in Python (see scan_log).
+    ``min_units`` and ``relative`` (recall's ``minScore`` and ``RELATIVE``): only entries that
+    score this many match units (see :func:`match_unit`), within ``relative`` of the best, are
+    wanted; on a large log the scan is then planned from its sample (see :func:`plan_stream`):
+    a common word's matches are not streamed when they alone cannot qualify.
     """
     import heapq
     import mmap
-    from pathlib import Path
-
-    import orjson
 
     from . import paths
 
-    if log is None:
-        path = paths.log_path()
-    else:
-        path = Path(getattr(log, "path", log))
+    path = paths.log_file() if log is None else os.fspath(getattr(log, "path", log))
     query_terms = analyze(query.text)
     limit = query.limit or DEFAULT_LIMIT
     if not query_terms:
@@ -789,9 +979,15 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         if include_memory and not has_filters(query):
             chunks.extend(memory_chunks())
 
-    scan = scan_log(path, query_terms, read_chunks, started)
+    plan = None
+    if min_units is not None:
+        def plan(sample: Scan) -> list[str]:
+            return plan_stream(sample, query_terms, min_units, relative, query.text)
+
+    scan = scan_log(path, query_terms, read_chunks, started, python_below, plan)
 
     stats = Stats(n=scan.lines + len(chunks))
+    stats.df.update(scan.df_estimate)  # terms too common to stream: from the sample
     for t, lines in scan.tf.items():
         stats.df[t] = len(lines)
     for chunk in chunks:
@@ -820,7 +1016,9 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         # exact scoring stops once it cannot beat the pool, or after EXACT_LIMIT lines (on a
         # large log, the shortlist)
         sat = K1 + 1
-        approx: dict = dict.fromkeys(scan.offsets, 0.0)
+        # the most the terms that were not streamed can add to a line (see plan_stream)
+        unseen = sum(stats.idf.get(t, 0.0) * sat for t in scan.df_estimate)
+        approx: dict = dict.fromkeys(scan.offsets, unseen)
         for t, lines in scan.tf.items():
             weight = stats.idf.get(t, 0.0)
             part = {n: weight * n * sat / (n + K1) for n in set(lines.values())}
@@ -838,6 +1036,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         from .fsutil import open_read
 
         with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            loads = json_loads(len(mm))
             for key in ordered:
                 if len(top) >= depth and approx[key] * sat <= top[0][0]:
                     break
@@ -847,8 +1046,8 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
                 if needles and not all(needle in raw for needle in needles):
                     continue
                 try:
-                    entry = orjson.loads(raw)
-                except orjson.JSONDecodeError:
+                    entry = loads(raw)
+                except ValueError:
                     entry = parse_line(raw)  # a byte-order mark before the first line
                     if entry is None:
                         continue

@@ -55,10 +55,18 @@ love like wait hold moment sec second minute
 """.split()
 
 
-def _filler_stems() -> frozenset[str]:
-    from .rank import stem
-
-    return frozenset(stem(word) for word in FILLER_WORDS)
+_FILLER = frozenset(FILLER_WORDS)
+# their stems, written out: stemming 134 words took longer than Python's start
+# (tests/test_recall.py checks that they are FILLER_WORDS's stems)
+FILLER_STEMS = frozenset("""
+absolut afternoon agre ah aha alright amaz appreci are awesom brilliant bye cheer cool cours cya
+day definit do evening exact excel fab fantast fine get gm gn go good goodby goodnight gotcha
+great greet hah haha hahaha heh hehe hello hey heya hi hiya hm hmm hold how howdi inde k kk later
+like lmao lmfao lol love make minut moment morn nah neat nice night no nope note np oh ok okay
+okey omg ooh oop perfect pleas pleasur pls plz problem right rofl sec second see sens soon sorri
+sound sup super sure sweet ta terrif thank thx time today total true ttyl ty tysm uh um
+understand up wait welcom what whoa whoop wonder worri wow xd ya yea yeah yep yes yo yup
+""".split())
 
 
 def options(flags: dict | None = None) -> dict:
@@ -88,21 +96,21 @@ def options(flags: dict | None = None) -> dict:
 
 
 def match_unit(n: int) -> float:
-    """The score of one match of a word only one entry holds, in a log of ``n`` entries: the
-    unit of ``minScore``, so one threshold holds for a log of 50 entries and of a million
-    (BM25's idf, hence every score, grows with the log)."""
-    from .rank import idf
+    """The unit of ``minScore``: see :func:`zettelclaw.rank.match_unit`."""
+    from .rank import match_unit as unit
 
-    return max(idf(max(n, 1), 1), 1e-9)
+    return unit(n)
 
 
 def is_filler(message: str) -> bool:
     """True when the message asks nothing of memory: no words once stop words are dropped,
     or only conversational filler."""
-    from .rank import analyze
+    from .rank import analyze, keep, words
 
+    if all(word in _FILLER for word in words(message) if keep(word)):
+        return True  # no stemming needed ("thanks!", "ok"; also a message of stop words only)
     terms = analyze(message)
-    return not terms or set(terms) <= _filler_stems()
+    return not terms or set(terms) <= FILLER_STEMS
 
 
 def _flat(text, limit: int) -> str:
@@ -112,14 +120,20 @@ def _flat(text, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def _in_prompt(agents, default: str) -> tuple[set[str], str]:
-    """Ids of the entries the handoff block shows, and MEMORY.md's generated block (one line,
-    whitespace collapsed; "" when there is none)."""
+_UNKNOWN = object()  # the handoff block is not known yet: read it
+
+
+def _in_prompt(agents, default: str, found=_UNKNOWN) -> tuple[set[str], str]:
+    """Ids of the entries the handoff block shows (``found``: the handoff already read, or
+    None for none), and MEMORY.md's generated block (one line, whitespace collapsed; "" when
+    there is none)."""
     from . import paths
-    from .handoff import last_handoff
 
     ids: set[str] = set()
-    found = last_handoff(paths.log_file(), agents, default)
+    if found is _UNKNOWN:
+        from .handoff import last_handoff
+
+        found = last_handoff(paths.log_file(), agents, default)
     if found is not None:
         for entry in [found["handoff"], *found["openTasks"], *found["decisions"]]:
             ids.add(entry["id"])
@@ -161,9 +175,11 @@ def line(entry: dict) -> str:
     return "".join(parts) + f"] {_flat(entry.get('content'), _ITEM_CHARS)}"
 
 
-def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
+def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOWN
+           ) -> list[dict]:
     """The entries to inject for ``message``, best first, as stored (no score); [] when
-    nothing qualifies. ``agents``: the agent scope (``--agent``)."""
+    nothing qualifies. ``agents``: the agent scope (``--agent``); ``handoff``: the handoff
+    block's entries (:func:`zettelclaw.handoff.last_handoff`) when the caller has read them."""
     from .rank import MAX_QUERY_CHARS
 
     if not isinstance(message, str):
@@ -175,13 +191,16 @@ def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
     if not opts["enabled"] or opts["maxEntries"] < 1:
         return []
     from . import paths
-    from .query import Query
-    from .rank import rank
+    from .rank import SMALL_LOG, rank
 
     scope = paths.agent_scope(agents)
     default = paths.default_agent()
-    query = Query(text=message, limit=_DEPTH, agents=scope, default_agent=default)
-    ranked = [r for r in rank(query, include_memory=False, explain=True)
+    query = _Question(message, scope, default)
+    # a small log is read in Python (starting rg would cost more than reading it); a large
+    # one's scan is planned from a sample: no stream of the matches of words too common to
+    # qualify alone, no scan at all when no entry can reach minScore
+    ranked = [r for r in rank(query, include_memory=False, explain=True, python_below=SMALL_LOG,
+                              min_units=opts["minScore"], relative=RELATIVE)
               if r.get("source") != "memory"]
     if not ranked:
         return []
@@ -190,7 +209,7 @@ def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
     if best < opts["minScore"]:
         return []
     floor = max(opts["minScore"], best * RELATIVE)
-    shown, briefing = _in_prompt(scope, default)
+    shown, briefing = _in_prompt(scope, default, handoff)
     chosen: list[dict] = []
     seen: set[str] = set()  # the same words twice (a fact restated) are shown once
     used = len(TITLE) + 1
@@ -214,15 +233,63 @@ def recall(message: str, agents=None, flags: dict | None = None) -> list[dict]:
     return chosen
 
 
+class _Question:
+    """What recall asks the ranker (a :class:`zettelclaw.query.Query` with words, an agent
+    scope and nothing else, without that module's imports: dataclasses, datetime, pathlib)."""
+
+    type = subject = status = session = since = until = None
+    include_replaced = False
+    limit = _DEPTH
+
+    def __init__(self, text: str, agents: frozenset[str] | None, default_agent: str):
+        self.text, self.agents, self.default_agent = text, agents, default_agent
+
+    def structural(self) -> _Question:
+        return self  # its words are scored, never filtered on
+
+    def needles(self) -> list[bytes]:
+        """What every line in scope holds (as Query.needles: one agent, not the default)."""
+        if self.agents is not None and len(self.agents) == 1 \
+                and self.default_agent not in self.agents:
+            return [b'"agent":"' + next(iter(self.agents)).encode() + b'"']
+        return []
+
+    def matches(self, entry: dict) -> bool:
+        """In the agent scope (as Query.in_scope: no ``agent`` is the default agent's)."""
+        if self.agents is None:
+            return True
+        agent = entry.get("agent")
+        return (agent if isinstance(agent, str) and agent else self.default_agent) in self.agents
+
+
 def format_block(entries: list[dict]) -> str:
     return "\n".join([TITLE, *(line(entry) for entry in entries)])
 
 
 def print_recall(message: str, as_json: bool = False, agent=None,
-                 flags: dict | None = None) -> None:
+                 flags: dict | None = None, with_handoff: bool = False) -> None:
     """What ``zettelclaw recall`` prints: the block (text), the entries as JSON Lines
-    (``--json``), nothing when nothing qualifies."""
-    entries = recall(message, agent, flags)
+    (``--json``), nothing when nothing qualifies.
+
+    ``with_handoff`` (``--handoff``, the plugin's one process per prompt): first what
+    ``zettelclaw handoff`` prints (as text: its block, if any, then an empty line, which the
+    handoff never contains; as JSON: its object, or ``null``), flushed before recall starts, so
+    a caller that gives up waiting still has a complete handoff; then the recall output."""
+    found = _UNKNOWN
+    if with_handoff:
+        from . import paths
+        from .handoff import format_handoff, last_handoff
+
+        found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent())
+        if as_json:
+            import json
+
+            head = json.dumps(found, ensure_ascii=False, separators=(",", ":")) + "\n"
+        else:
+            head = (format_handoff(found) + "\n" if found is not None else "") + "\n"
+        sys.stdout.write(head)
+        sys.stdout.flush()
+    entries = recall(message, agent, flags, found)
     if not entries:
         return
     if as_json:

@@ -10,8 +10,11 @@ B stays. A ``replaces`` naming an id that does not exist hides nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (pathlib costs a per-turn command more than Python's start)
+    from collections.abc import Iterable
+    from pathlib import Path
 
 
 class Resolution:
@@ -99,14 +102,12 @@ class StreamingResolution:
     """
 
     def __init__(self, path: Path, named_at: dict[str, list[int]] | None = None, *,
-                 rg_lines: bytes | None = None, data=None):
+                 data=None, parse=None):
         self.path = path
+        # id -> offsets of the "replaces" naming it: a dict, or ripgrep.Named (rg's output)
         self.named_at = named_at if named_at is not None else {}
-        # ripgrep's ``offset:"replaces":"id"`` lines, in file order: one id's offsets are
-        # looked up only when a line that it might replace is read
-        self._rg = rg_lines
-        self._rg_named = set(_RG_REPLACED.findall(rg_lines)) if rg_lines is not None else None
         self._map = data  # the log's bytes (an mmap) when the caller has them: else mapped
+        self._parse = parse  # bytes -> entry or None (default: log.parse_line)
 
     @classmethod
     def scan(cls, path: Path) -> StreamingResolution:
@@ -115,38 +116,18 @@ class StreamingResolution:
 
         named_at: dict[str, list[int]] = {}
         for base, block, end in Log(path, warn=False).blocks():
-            for match in _REPLACES.finditer(block, 0, end):
+            for match in REPLACES.finditer(block, 0, end):
                 target = match.group(1).decode("utf-8", "replace")
                 named_at.setdefault(target, []).append(base + match.start())
         return cls(path, named_at)
 
     def is_named(self, entry_id: str) -> bool:
         """Whether any line names ``entry_id`` in a ``"replaces"`` (cheap; not yet checked)."""
-        if self._rg_named is not None:
-            return entry_id.encode() in self._rg_named
         return entry_id in self.named_at
 
     def positions(self, entry_id: str, after: int = -1) -> list[int]:
         """Offsets of the ``"replaces"`` naming ``entry_id`` (at least those after ``after``)."""
-        if self._rg is None:
-            return self.named_at.get(entry_id, [])
-        if entry_id.encode() not in self._rg_named:
-            return []
-        raw, needle, found = self._rg, b':"replaces":"' + entry_id.encode() + b'"\n', []
-        lo, hi = 0, len(raw)
-        while hi - lo > 4096:  # binary search for a line start whose offset is <= after
-            start = raw.rfind(b"\n", 0, (lo + hi) // 2) + 1
-            if start <= lo:
-                break
-            if int(raw[start:raw.index(b":", start)]) <= after:
-                lo = start
-            else:
-                hi = start
-        i = raw.find(needle, lo)
-        while i != -1:
-            found.append(int(raw[raw.rfind(b"\n", 0, i) + 1:i]))
-            i = raw.find(needle, i + 1)
-        return found
+        return self.named_at.get(entry_id, [])
 
     def replaced_by(self, entry_id: str, position: int) -> str | None:
         """The latest valid entry after ``position`` (an offset within or at the end of the
@@ -178,8 +159,10 @@ class StreamingResolution:
     def _entry_at(self, at: int) -> dict | None:
         import mmap
 
-        from .log import parse_line
-
+        if self._parse is not None:
+            parse_line = self._parse
+        else:
+            from .log import parse_line
         if self._map is None:
             from .fsutil import open_read
 
@@ -191,5 +174,4 @@ class StreamingResolution:
         return parse_line(data[start:end if end >= 0 else len(data)])
 
 
-_REPLACES = re.compile(rb'"replaces"\s*:\s*"([^"\\]{1,200})"')
-_RG_REPLACED = re.compile(rb'^\d+:"replaces":"(.*)"$', re.MULTILINE)
+REPLACES = re.compile(rb'"replaces"\s*:\s*"([^"\\]{1,200})"')

@@ -4,8 +4,9 @@
 // `zettelclaw` on PATH):
 //   session_end, before_reset  -> detached `zettelclaw extract ...` (messages on stdin)
 //   gateway_start              -> detached `zettelclaw sweep`
-//   before_prompt_build        -> `zettelclaw handoff` and `zettelclaw recall` (in parallel),
-//                                 cached, framed together as remembered notes
+//   before_prompt_build        -> `zettelclaw recall --handoff` (the handoff and the entries
+//                                 recalled for the message: one process), cached, framed
+//                                 together as remembered notes
 //   memory_search, memory_get  -> `zettelclaw search --json`, `zettelclaw get --json`
 // Works with OpenClaw 2026.2 (builtin MEMORY.md search merged in) and 2026.9 (no builtin).
 
@@ -57,7 +58,7 @@ export function createPlugin(options = {}) {
     const timeoutMs = options.handoffTimeoutMs ?? HANDOFF_TIMEOUT_MS;
     const handoff = createHandoffSource(getSettings, { timeoutMs, logger });
     const recall = createRecallSource(getSettings, {
-      timeoutMs: options.recallTimeoutMs ?? timeoutMs, logger,
+      timeoutMs: options.recallTimeoutMs ?? timeoutMs, logger, handoff,
     });
     const handlers = createHookHandlers(getSettings, { logger, handoff, recall });
 

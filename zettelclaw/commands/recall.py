@@ -23,10 +23,15 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
         text: Annotated[bool, typer.Option(
             "--text", help="Print the block even when piped (the plugin's form).")] = False,
+        handoff: Annotated[bool, typer.Option(
+            "--handoff", help="First print what `zettelclaw handoff` prints, then an empty "
+            "line (with --json: the handoff object, or null), then the recalled entries: "
+            "the plugin's one process per prompt.")] = False,
     ) -> None:
         """Print the few entries relevant to MESSAGE, framed for the prompt; nothing for small
         talk or when no entry scores high enough. JSON Lines when piped or with --json."""
         from ..recall import print_recall
         from ..render import want_json
 
-        print_recall(" ".join(message or []), not text and want_json(as_json), agent)
+        print_recall(" ".join(message or []), not text and want_json(as_json), agent,
+                     with_handoff=handoff)

@@ -87,15 +87,25 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
     return { text: text || undefined, ok: true };
   }
 
-  async function raw(sessionId, agent) {
+  /** The cached run for this session and log, if there is one (a promise of {text, ok}). */
+  function cached(sessionId, agent) {
+    const stamp = logStamp(getSettings().logFile);
+    const found = cache.get(`${agent || ""}\n${sessionId || ""}`);
+    return stamp !== null && found && found.stamp === stamp ? found.promise : undefined;
+  }
+
+  /**
+   * The unframed handoff text. `loader` (a function giving a promise of {text, ok}) replaces
+   * the `zettelclaw handoff` run on a cache miss: `zettelclaw recall --handoff` (recall.js)
+   * answers both in one process, and its handoff is cached here like any other.
+   */
+  async function raw(sessionId, agent, loader) {
     const settings = getSettings();
     const stamp = logStamp(settings.logFile);
     const key = `${agent || ""}\n${sessionId || ""}`;
-    const cached = cache.get(key);
-    if (stamp !== null && cached && cached.stamp === stamp) {
-      return (await cached.promise).text;
-    }
-    const promise = load(settings, agent);
+    const hit = cached(sessionId, agent);
+    if (hit) return (await hit).text;
+    const promise = loader ? loader() : load(settings, agent);
     if (stamp !== null) {
       cache.delete(key);
       cache.set(key, { stamp, promise });
@@ -111,6 +121,7 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
     return text ? frameHandoff(text) : undefined;
   }
 
-  get.raw = raw; // the unframed text, to share one frame with the recall block (hooks.js)
+  get.raw = raw; // the unframed text, to share one frame with the recall block (recall.js)
+  get.cached = cached;
   return get;
 }

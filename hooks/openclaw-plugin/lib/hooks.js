@@ -108,21 +108,17 @@ export function createHookHandlers(getSettings, {
     if (!inScope(ctx.sessionKey, skipPrefixes(getSettings().config))) return undefined;
     const agent = agentArg(getSettings().config, agentIdFor(ctx, ctx.sessionKey));
     const session = str(ctx.sessionId) || str(ctx.sessionKey) || "";
-    // the handoff and the entries recalled for this message, in parallel, in one frame; a
-    // failed or slow recall leaves the handoff alone (and the other way round)
-    const recalled = recall
-      ? recall(userMessage(event), agent).catch((err) => {
-        logger?.warn?.(`zettelclaw: recall skipped: ${err.message}`);
-        return undefined;
-      })
-      : undefined;
+    // the handoff and the entries recalled for this message (one process: recall.js), in one
+    // frame; a failed or slow recall leaves the handoff alone
     let text;
+    let extra;
     try {
-      text = await handoff.raw(session, agent);
+      ({ handoff: text, recalled: extra } = recall
+        ? await recall(userMessage(event), agent, session)
+        : { handoff: await handoff.raw(session, agent) });
     } catch (err) {
-      logger?.warn?.(`zettelclaw: handoff skipped: ${err.message}`);
+      logger?.warn?.(`zettelclaw: handoff and recall skipped: ${err.message}`);
     }
-    const extra = await recalled;
     return text || extra ? { prependContext: frameHandoff(text, extra) } : undefined;
   }
 

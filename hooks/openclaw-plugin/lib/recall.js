@@ -1,7 +1,10 @@
-// Recall each turn (issue 13): `zettelclaw recall --text -- MESSAGE`, the few entries relevant
-// to what the person just said, put after the handoff in the same framed block (handoff.js).
-// Cached per agent, message and log stamp (same message, same log: same bytes). Any failure or
-// delay gives nothing: the handoff still goes.
+// Recall each turn (issue 13): the few entries relevant to what the person just said, put after
+// the handoff in the same framed block (handoff.js). One process per prompt at most:
+// `zettelclaw recall --handoff --text -- MESSAGE` answers both (the handoff, an empty line, the
+// recalled entries); `recall --text` alone when the handoff is cached, `handoff` alone when the
+// recall is (or there is nothing to recall). Cached per agent, message and log stamp (same
+// message, same log: same bytes). A failure or delay of the recall gives no recall: the
+// handoff still goes when its part came complete.
 
 import fs from "node:fs";
 
@@ -59,39 +62,97 @@ function logStamp(logFile) {
 }
 
 /**
- * A function `(message, agent) => Promise<string|undefined>`: the recall block (unframed) for
- * `message` on behalf of `agent`, undefined when nothing qualifies or on failure or timeout.
+ * `zettelclaw recall --handoff` output as {handoff, recalled, complete}: the handoff part is
+ * complete once its empty line has come (the handoff block never holds one), even when the
+ * run was cut short; the recalled part counts only from a run that finished well.
  */
-export function createRecallSource(getSettings, { timeoutMs = RECALL_TIMEOUT_MS, logger } = {}) {
-  const cache = new Map(); // agent + message -> {stamp, text}
+export function splitTurn(stdout) {
+  const text = String(stdout || "");
+  const end = text.startsWith("\n") ? 0 : text.indexOf("\n\n");
+  if (end < 0) return { handoff: undefined, recalled: undefined, complete: false };
+  const handoff = text.slice(0, end).trim() || undefined;
+  const recalled = text.slice(end).trim() || undefined;
+  return { handoff, recalled, complete: true };
+}
 
-  return async function recall(message, agent) {
-    const settings = getSettings();
-    if (!recallEnabled(settings.config)) return undefined;
-    const words = String(message || "").slice(0, MAX_MESSAGE_CHARS).trim();
-    if (!words) return undefined;
-    const stamp = logStamp(settings.logFile);
-    if (stamp === null) return undefined; // no log: nothing to recall
-    const key = `${agent || ""}\n${words}`;
-    const cached = cache.get(key);
-    if (cached && cached.stamp === stamp) return cached.text;
-    const args = ["recall", "--text"];
-    if (agent) args.push("--agent", agent);
-    args.push("--", words);
-    const result = await runCommand(settings, args, { timeoutMs });
+function why(result) {
+  return result.error ? result.error.message
+    : (result.stderr.trim().split("\n").pop() || `exit ${result.code}`);
+}
+
+/**
+ * A function `(message, agent, sessionId) => Promise<{handoff, recalled}>`: the unframed
+ * handoff text (from `handoff`, the handoff source, whose cache it shares) and the recall
+ * block for `message` on behalf of `agent`; either is undefined when there is none, on
+ * failure or timeout.
+ */
+export function createRecallSource(getSettings, { timeoutMs = RECALL_TIMEOUT_MS, logger, handoff } = {}) {
+  const cache = new Map(); // agent + message -> {stamp, promise of {text, ok}}
+
+  // the recall part of a finished run, or nothing (logged) when it did not finish well
+  function recalledOf(result, text) {
     if (result.timedOut) {
       logger?.warn?.(`zettelclaw: recall took longer than ${timeoutMs} ms; this turn goes without it`);
-      return undefined;
+    } else if (result.code !== 0) {
+      logger?.warn?.(`zettelclaw: recall failed: ${why(result)}`);
+    } else {
+      return { text: text || undefined, ok: true };
     }
-    if (result.code !== 0) {
-      const why = result.error ? result.error.message : (result.stderr.trim().split("\n").pop() || `exit ${result.code}`);
-      logger?.warn?.(`zettelclaw: recall failed: ${why}`);
-      return undefined;
-    }
-    const text = result.stdout.trim() || undefined;
+    return { text: undefined, ok: false };
+  }
+
+  // cached at once, so turns racing with the same message share the run; a failure is not kept
+  function remember(key, stamp, promise) {
     cache.delete(key);
-    cache.set(key, { stamp, text });
+    cache.set(key, { stamp, promise });
     if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value);
-    return text;
+    promise.then((value) => {
+      if (!value.ok && cache.get(key)?.promise === promise) cache.delete(key);
+    });
+    return promise;
+  }
+
+  function command(words, agent, withHandoff) {
+    const args = withHandoff ? ["recall", "--handoff", "--text"] : ["recall", "--text"];
+    if (agent) args.push("--agent", agent);
+    args.push("--", words);
+    return args;
+  }
+
+  return async function turn(message, agent, sessionId) {
+    const settings = getSettings();
+    const words = recallEnabled(settings.config)
+      ? String(message || "").slice(0, MAX_MESSAGE_CHARS).trim() : "";
+    const stamp = words ? logStamp(settings.logFile) : null; // no log: nothing to recall
+    const key = `${agent || ""}\n${words}`;
+    const known = stamp === null ? undefined : cache.get(key);
+    let recalled;
+    let text;
+    if (stamp === null || (known && known.stamp === stamp)) {
+      recalled = known?.promise;
+      text = handoff.raw(sessionId, agent); // cached, or `zettelclaw handoff` alone
+    } else if (handoff.cached(sessionId, agent)) { // the handoff is known: the recall alone
+      recalled = remember(key, stamp, runCommand(settings, command(words, agent, false), { timeoutMs })
+        .then((result) => recalledOf(result, result.stdout.trim())));
+      text = handoff.raw(sessionId, agent);
+    } else { // both in one process; its handoff part is cached by the handoff source
+      const run = runCommand(settings, command(words, agent, true), { timeoutMs });
+      recalled = remember(key, stamp, run.then((result) => {
+        const part = splitTurn(result.stdout);
+        // an incomplete handoff part: the run failed before recall began (said below)
+        return part.complete ? recalledOf(result, part.recalled) : { text: undefined, ok: false };
+      }));
+      text = handoff.raw(sessionId, agent, () => run.then((result) => {
+        const part = splitTurn(result.stdout);
+        if (part.complete) return { text: part.handoff, ok: true };
+        if (result.timedOut) {
+          logger?.warn?.(`zettelclaw: handoff took longer than ${timeoutMs} ms; this turn goes without it`);
+        } else {
+          logger?.warn?.(`zettelclaw: handoff failed: ${why(result)}`);
+        }
+        return { text: undefined, ok: false };
+      }));
+    }
+    return { handoff: await text, recalled: recalled ? (await recalled).text : undefined };
   };
 }

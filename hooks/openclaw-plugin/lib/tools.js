@@ -6,6 +6,7 @@
 // with zettelclaw's. On 2026.9 it is gone and zettelclaw's own ranked search, which already
 // covers MEMORY.md and memory/*.md, answers alone.
 
+import { withoutGenerated } from "./briefing.js";
 import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
 import { failureMessage, runCommand } from "./run.js";
@@ -207,7 +208,7 @@ function envFor(settings, ctx) {
   return { ...settings.env, OPENCLAW_WORKSPACE_DIR: ctx.workspaceDir };
 }
 
-async function builtinMemoryResults(builtin, toolCallId, params, signal, logger) {
+async function builtinMemoryResults(builtin, toolCallId, params, signal, logger, workspaceDir) {
   if (!builtin || !text(params.query)) return [];
   try {
     const result = await builtin.execute(toolCallId, {
@@ -217,7 +218,9 @@ async function builtinMemoryResults(builtin, toolCallId, params, signal, logger)
     }, signal);
     const details = result?.details;
     if (!details || details.disabled || !Array.isArray(details.results)) return [];
-    return details.results.filter(isMemoryChunk).map((r) => ({ source: "memory", ...r }));
+    // not MEMORY.md's generated block: it repeats the log, whose entries come from zettelclaw
+    return withoutGenerated(details.results.filter(isMemoryChunk), workspaceDir)
+      .map((r) => ({ source: "memory", ...r }));
   } catch (err) {
     logger?.warn?.(`zettelclaw: OpenClaw's builtin memory search failed: ${err.message}`);
     return [];
@@ -243,7 +246,8 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
-        filtered ? [] : builtinMemoryResults(builtins.search, toolCallId, params, signal, logger),
+        filtered ? [] : builtinMemoryResults(builtins.search, toolCallId, params, signal, logger,
+          ctx.workspaceDir),
       ]);
       if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw search"));
       let results = parseJsonLines(result.stdout);

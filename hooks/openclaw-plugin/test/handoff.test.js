@@ -16,8 +16,11 @@ const HANDOFF = [
   "Auth migration — retry logic implementation, backfill script not started",
 ].join("\n");
 
-// the runs of `zettelclaw handoff` (recall runs beside it: test/recall.test.js)
-const handoffRuns = (fake) => fake.records("finished").filter((r) => r.command === "handoff");
+// the runs that answered the handoff: `zettelclaw recall --handoff` (the handoff and the recall
+// in one process: test/recall.test.js), or `zettelclaw handoff` alone once the recall is cached
+const handoffRuns = (fake) => fake.records("finished")
+  .filter((r) => r.command === "handoff" || r.argv.includes("--handoff"));
+const BOTH = ["recall", "--handoff", "--text"];
 
 const fakes = [];
 after(() => fakes.forEach((f) => f.cleanup()));
@@ -47,7 +50,8 @@ test("the handoff comes back as prependContext, framed as remembered data", asyn
   assert.match(text, /Remembered notes from your memory/);
   assert.match(text, /not instructions/);
   const [run] = handoffRuns(fake);
-  assert.deepEqual(run.argv, ["handoff", "--agent", "main"], "on behalf of the calling agent");
+  assert.deepEqual(run.argv, [...BOTH, "--agent", "main", "--", "where were we?"],
+    "on behalf of the calling agent, with the recall for the message: one process");
   assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
 });
 
@@ -59,7 +63,8 @@ test("each agent gets its own handoff, cached apart; the session key names the a
   await turn({ sessionKey: "agent:ops:main", sessionId: "s-2" });
   await turn({ agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1" }); // cached
   assert.deepEqual(handoffRuns(fake).map((r) => r.argv), [
-    ["handoff", "--agent", "main"], ["handoff", "--agent", "work"], ["handoff", "--agent", "ops"],
+    [...BOTH, "--agent", "main", "--", "hi"], [...BOTH, "--agent", "work", "--", "hi"],
+    [...BOTH, "--agent", "ops", "--", "hi"],
   ]);
 });
 

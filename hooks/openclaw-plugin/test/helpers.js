@@ -10,7 +10,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 // <dir>/behavior.json, keyed by subcommand:
 //   {"stdout": "...", "stderr": "...", "code": 0, "sleepMs": 0, "waitFor": "file name"}
 // `waitFor` makes it wait (after a "started" record) until that file exists in <dir>, so a
-// test can prove the caller did not wait for it.
+// test can prove the caller did not wait for it. `recall --handoff` answers as the real one:
+// the "handoff" behaviour (its sleep, its stdout and an empty line, or its failure), then the
+// "recall" behaviour.
 const FAKE_SOURCE = String.raw`
 const fs = require("node:fs");
 const path = require("node:path");
@@ -50,15 +52,33 @@ function record(phase, extra) {
 function readStdin() {
   try { return fs.readFileSync(0, "utf8"); } catch { return null; }
 }
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+async function both() {
+  const first = JSON.parse(fs.readFileSync(path.join(dir, "behavior.json"), "utf8")).handoff || {};
+  if (first.sleepMs) await pause(first.sleepMs);
+  if (first.stderr) process.stderr.write(first.stderr);
+  if (first.code) return first.code;
+  const text = (first.stdout || "").replace(/\n+$/, "");
+  await new Promise((r) => process.stdout.write(text ? text + "\n\n" : "\n", r));
+  return 0;
+}
 async function main() {
   const stdin = args.includes("--messages") ? readStdin() : null;
   record("started", { stdin });
+  if (command === "recall" && args.includes("--handoff")) {
+    const code = await both();
+    if (code) {
+      record("finished", { stdin });
+      process.exitCode = code;
+      return;
+    }
+  }
   if (behavior.waitFor) {
     while (!fs.existsSync(path.join(dir, behavior.waitFor))) {
       await new Promise((r) => setTimeout(r, 20));
     }
   }
-  if (behavior.sleepMs) await new Promise((r) => setTimeout(r, behavior.sleepMs));
+  if (behavior.sleepMs) await pause(behavior.sleepMs);
   if (behavior.stdout) process.stdout.write(behavior.stdout);
   if (behavior.stderr) process.stderr.write(behavior.stderr);
   record("finished", { stdin });

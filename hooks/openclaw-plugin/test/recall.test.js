@@ -1,5 +1,6 @@
-// Recall each turn: `zettelclaw recall --text -- MESSAGE` beside the handoff, its block after
-// the handoff in the same frame; nothing from it on failure, delay or when it is turned off.
+// Recall each turn: `zettelclaw recall --handoff --text -- MESSAGE`, the handoff and the recall
+// in one process, the recall block after the handoff in the same frame; nothing from it on
+// failure, delay or when it is turned off.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -8,7 +9,7 @@ import { after, test } from "node:test";
 
 import { createPlugin } from "../index.js";
 import { frameHandoff } from "../lib/handoff.js";
-import { userMessage } from "../lib/recall.js";
+import { splitTurn, userMessage } from "../lib/recall.js";
 import { fakeApi, fakeZettelclaw } from "./helpers.js";
 
 const HANDOFF = [
@@ -32,9 +33,9 @@ function setup({ behavior = {}, recallTimeoutMs, pluginConfig = {} } = {}) {
   fs.writeFileSync(path.join(fake.logDir, "log.jsonl"), '{"id":"x"}\n');
   const api = fakeApi({ pluginConfig: { command: fake.exe, logDir: fake.logDir, ...pluginConfig } });
   createPlugin({ recallTimeoutMs }).register(api);
-  const turn = (event) => api.hooks.before_prompt_build(
+  const turn = (event, sessionId = "s-1") => api.hooks.before_prompt_build(
     { prompt: "how do webhook retries work?", messages: [], ...event },
-    { agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1", workspaceDir: "/w" },
+    { agentId: "main", sessionKey: "agent:main:main", sessionId, workspaceDir: "/w" },
   );
   const runs = (command) => fake.records("finished").filter((r) => r.command === command);
   return { fake, api, turn, runs };
@@ -50,7 +51,34 @@ test("the recalled entries come after the handoff, inside the same frame", async
   assert.ok(text.indexOf(RECALLED) > text.indexOf(HANDOFF), "the recall block after it, unchanged");
   assert.equal(text, frameHandoff(HANDOFF, RECALLED));
   assert.deepEqual(runs("recall").map((r) => r.argv),
-    [["recall", "--text", "--agent", "main", "--", "how do webhook retries work?"]]);
+    [["recall", "--handoff", "--text", "--agent", "main", "--", "how do webhook retries work?"]]);
+});
+
+test("one process per prompt: both at once, then whichever is not cached", async () => {
+  const { fake, turn } = setup();
+  const started = () => fake.records("started").map((r) => r.argv.slice(0, 3).join(" "));
+  const first = await turn();
+  assert.deepEqual(started(), ["recall --handoff --text"], "the first turn: one process");
+  assert.equal(first.prependContext, frameHandoff(HANDOFF, RECALLED));
+  await turn({ prompt: "and the backfill script?" }); // the handoff is cached: recall alone
+  assert.deepEqual(started().slice(1), ["recall --text --agent"]);
+  const again = await turn({}, "s-2");
+  assert.deepEqual(started().slice(2), ["handoff --agent main"], "another session, same message");
+  assert.equal(again.prependContext, first.prependContext);
+  await turn();
+  assert.equal(started().length, 3, "all cached: no process");
+});
+
+test("the handoff part ends at its empty line; the recalled part needs a finished run", () => {
+  assert.deepEqual(splitTurn(`${HANDOFF}\n\n${RECALLED}\n`),
+    { handoff: HANDOFF, recalled: RECALLED, complete: true });
+  assert.deepEqual(splitTurn(`\n${RECALLED}\n`),
+    { handoff: undefined, recalled: RECALLED, complete: true }, "no handoff yet");
+  assert.deepEqual(splitTurn(`${HANDOFF}\n\n`),
+    { handoff: HANDOFF, recalled: undefined, complete: true }, "nothing recalled");
+  assert.deepEqual(splitTurn(HANDOFF.slice(0, 30)),
+    { handoff: undefined, recalled: undefined, complete: false }, "cut short");
+  assert.deepEqual(splitTurn(""), { handoff: undefined, recalled: undefined, complete: false });
 });
 
 test("2026.9's currentUserMessage is the message, not the prompt or the history", async () => {
@@ -99,12 +127,13 @@ test("a failing recall is skipped and logged; the handoff still goes", async () 
 
 test("a slow recall is abandoned; the handoff still goes", async () => {
   const { api, turn, runs } = setup({
-    behavior: { recall: { stdout: RECALLED, sleepMs: 60_000 } }, recallTimeoutMs: 300,
+    behavior: { recall: { stdout: RECALLED, sleepMs: 60_000 } }, recallTimeoutMs: 2000,
   });
+  // one process: its handoff part came before the recall began, and goes
   const { prependContext } = await turn();
   assert.equal(prependContext, frameHandoff(HANDOFF));
   assert.deepEqual(runs("recall"), [], "killed before it answered");
-  assert.match(api.warnings.join("\n"), /recall took longer than 300 ms/);
+  assert.match(api.warnings.join("\n"), /recall took longer than 2000 ms/);
 });
 
 test("recall.enabled false: recall never runs", async () => {

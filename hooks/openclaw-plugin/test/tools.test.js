@@ -2,9 +2,13 @@
 // {content, details}, errors thrown; 2026.2's builtin MEMORY.md search merged, 2026.9 alone.
 
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, test } from "node:test";
 
 import { createPlugin } from "../index.js";
+import { generatedLines } from "../lib/briefing.js";
 import { fakeApi, fakeZettelclaw, jsonLines, toolsOf } from "./helpers.js";
 
 const DECISION = {
@@ -326,4 +330,44 @@ test("memory_search's description names what a model (or Tool Search's BM25) loo
   // and says what is already in context, so the model does not search for it again
   assert.match(tools.memory_search.description, /already in your context/i);
   assert.match(tools.memory_search.description, /recalled for the current message/);
+});
+
+test("2026.2: the builtin's hits in MEMORY.md's generated block are left out", async () => {
+  const workspaceDir = fs.mkdtempSync(path.join(os.tmpdir(), "zc-ws-"));
+  after(() => fs.rmSync(workspaceDir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(workspaceDir, "MEMORY.md"), [
+    "# Memory", "", "- Max prefers Postgres", "", // 1-4: the person's notes
+    "<!-- BEGIN GENERATED BRIEFING -->", "## Active", "- auth-migration: queue-based retries", // 5-7
+    "<!-- END GENERATED BRIEFING -->", "", "- Retries: ask Max first", // 8-10
+  ].join("\n"));
+  const semantic = [
+    { path: "MEMORY.md", startLine: 5, endLine: 8, score: 0.9, source: "memory",
+      snippet: "<!-- BEGIN GENERATED BRIEFING -->\n## Active\n- auth-migration: queue-based retries\n<!-- END GENERATED BRIEFING -->" },
+    { path: "MEMORY.md", startLine: 7, endLine: 10, score: 0.8, source: "memory",
+      snippet: "- auth-migration: queue-based retries\n<!-- END GENERATED BRIEFING -->\n\n- Retries: ask Max first" },
+    { path: "MEMORY.md", startLine: 1, endLine: 3, score: 0.5, source: "memory",
+      snippet: "# Memory\n\n- Max prefers Postgres" },
+  ];
+  const { tools } = setup({
+    version: "2026.2",
+    builtins: { search: builtinSearch(semantic, []) },
+    behavior: { search: { stdout: jsonLines([{ ...DECISION, score: 0.7 }]) } },
+    ctx: { sessionKey: "agent:main:main", workspaceDir },
+  });
+  const details = parsed(await tools.memory_search.execute("c", { query: "queue-based retries" }));
+  const memory = details.results.filter((r) => r.path);
+  assert.deepEqual(memory.map((r) => [r.startLine, r.endLine, r.snippet]), [
+    [9, 10, "\n- Retries: ask Max first"], // its lines inside the block cut away
+    [1, 3, "# Memory\n\n- Max prefers Postgres"],
+  ]);
+  assert.ok(!JSON.stringify(details).includes("auth-migration: queue-based retries"),
+    "the block's text, which repeats the log, is not echoed");
+});
+
+test("the generated block's lines: one BEGIN before one END, outside code fences", () => {
+  const block = ["<!-- BEGIN GENERATED BRIEFING -->", "x", "<!-- END GENERATED BRIEFING -->"];
+  assert.deepEqual(generatedLines(["# M", ...block].join("\n")), [2, 4]);
+  assert.deepEqual(generatedLines(["```", ...block, "```", ...block].join("\n")), [6, 8]);
+  assert.equal(generatedLines(block[0]), null, "a lone marker: nothing told apart");
+  assert.equal(generatedLines([block[2], block[0]].join("\n")), null);
 });
