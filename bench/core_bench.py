@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             return next_pair
 
         pair = there_and_back(f"{subject}-renamed")
-        ours = best(lambda: [zc, "subjects", "rename", *pair()], repeat=args.repeat, env=env)
+        ours = best(lambda: [zc, "subjects", "rename", *pair(), "--yes"], repeat=args.repeat,
+                    env=env)
         sed_copy = Path(tmp) / "sed.jsonl"
         shutil.copyfile(source, sed_copy)
         sed_pair = there_and_back(f"{subject}-sed")

@@ -1,27 +1,37 @@
-"""``make demo``: the real pipeline on a bundled OpenClaw home, then recall.
+"""``make demo``: zettelclaw's main job, from an OpenClaw conversation to the briefing.
 
 1. copies ``examples/openclaw-home/`` (two agents: the 2026.2 JSONL layout and the 2026.9
-   SQLite layout) to a temp dir and points zettelclaw at it;
-2. runs ``zettelclaw sweep``: live against Anthropic when ANTHROPIC_API_KEY is set, otherwise
-   against ``tests/fake_anthropic.py`` replaying the model output recorded for exactly these
-   conversations (``examples/recorded/<sessionId>.<segment>.jsonl``), and says which;
-3. shows ``search``, ``handoff``, ``get --history`` (a correction), the nightly ``brief`` into
-   the example workspace's MEMORY.md, and ``stats``.
+   SQLite layout) into the output folder and points zettelclaw at it;
+2. shows one conversation as OpenClaw stored it (a 2026.2 transcript, reset with /new) and as
+   zettelclaw reads it (``get session:ID``);
+3. ``zettelclaw extract`` turns it into log entries: live against Anthropic when
+   ANTHROPIC_API_KEY is set, otherwise against ``tests/fake_anthropic.py`` replaying the model
+   output recorded for exactly these conversations (``examples/recorded/<sessionId>.<n>.jsonl``),
+   and says which; ``sweep`` does the same for every other session, as the gateway does;
+4. the nightly ``brief`` writes the generated half of the workspace's MEMORY.md;
+5. ``handoff``, what the next session starts with, and ``search``.
+
+The result stays in the folder it names at the end (``demo-output/`` in the repository unless
+``--out DIR``); running the demo again replaces it (only a folder an earlier demo made).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_HOME = ROOT / "examples" / "openclaw-home"
 RECORDED = ROOT / "examples" / "recorded"
+DEFAULT_OUT = ROOT / "demo-output"
+MARK = ".zettelclaw-demo"  # what makes a folder the demo's own, to replace on the next run
+# the conversation shown and extracted by hand: the main agent's, ended by /new
+SHOWN = "6f1c2a9e-3b4d-4e5f-8a6b-7c8d9e0f1a2b"
 
 
 def zettelclaw_cmd() -> list[str]:
@@ -67,16 +77,42 @@ def start_fake(workdir: Path) -> tuple[subprocess.Popen, str]:
     return proc, line.removeprefix("listening on ")
 
 
-def main() -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="zettelclaw-demo-"))
-    state = workdir / "openclaw"
+def fresh_folder(out: Path) -> Path:
+    """``out``, empty: made, or emptied when an earlier demo made it; anything else refused."""
+    out = out.expanduser().absolute()
+    if out.exists():
+        if not (out / MARK).is_file():
+            raise SystemExit(f"{out} exists and is not a demo folder: give --out another one")
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    (out / MARK).write_text("made by `make demo`; the next run replaces this folder\n")
+    return out
+
+
+def show_transcript(path: Path, state: Path) -> None:
+    """The first events of an OpenClaw transcript, as stored: one JSON object a line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    print(f"  {path.relative_to(state)} ({len(lines)} events; the first four, cut at 150 "
+          "characters):")
+    for line in lines[:4]:
+        print("  " + (line if len(line) <= 150 else line[:147] + "..."))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="Where the result stays (default: demo-output/ in the repository).")
+    out = fresh_folder(parser.parse_args(argv).out)
+    state = out / "openclaw"
     shutil.copytree(EXAMPLE_HOME, state)
+    (state / "workspace-work").mkdir()  # the work agent's (OpenClaw makes it on its first run)
     os.environ.update({
-        "HOME": str(workdir),
+        "HOME": str(out),
         "OPENCLAW_STATE_DIR": str(state),
         "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json"),
         "OPENCLAW_WORKSPACE_DIR": str(state / "workspace"),
         "ZETTELCLAW_HOME": str(state / "zettelclaw"),
+        "NO_COLOR": "1",
     })
     fake = None
     try:
@@ -84,52 +120,65 @@ def main() -> int:
             say("ANTHROPIC_API_KEY is set: extracting LIVE with the Anthropic API "
                 "(model from the example's openclaw.json: claude-sonnet-4-6).")
         else:
-            fake, url = start_fake(workdir)
+            fake, url = start_fake(out)
             os.environ.update({"ANTHROPIC_API_KEY": "sk-ant-demo-replay",
                                "ANTHROPIC_BASE_URL": url, "ZETTELCLAW_MODEL_RETRIES": "0"})
             say("No ANTHROPIC_API_KEY: REPLAYING recorded model output (examples/recorded/) "
                 f"through the fake Anthropic server tests/fake_anthropic.py at {url}. "
-                "Everything else is the real pipeline.")
+                "Everything else is the real pipeline; no key, no network.")
         say(f"An OpenClaw home with two agents (2026.2 JSONL and 2026.9 SQLite) in {state}")
         for path in sorted((state / "agents").rglob("*")):
             if path.is_file():
                 print(f"  {path.relative_to(state)}")
 
-        say("1. Sweep: extract every main session (cron and subagent sessions are skipped)")
-        status = run("sweep")
-        say("Sweeping again finds nothing new")
-        run("sweep")
+        say("1. A conversation, as OpenClaw stored it (reset with /new, so renamed .reset.*)")
+        [transcript] = (state / "agents" / "main" / "sessions").glob(f"{SHOWN}.jsonl.reset.*")
+        show_transcript(transcript, state)
+        say("... and as zettelclaw reads it: the messages, without tool noise or bootstrap")
+        run("get", f"session:{SHOWN}")
 
-        say("2. Search the log")
-        run("search", "SAML")
-        run("search", "--subject", "auth-migration", "--type", "decision")
-        run("search", "--type", "task", "--status", "open")
+        say("2. Extract: the model turns the conversation into typed log entries")
+        status = run("extract", "--session-id", SHOWN, "--reason", "demo")
+        say("Extracting it again finds nothing new")
+        run("extract", "--session-id", SHOWN)
+        say("The gateway's sweep extracts every other main session the same way "
+            "(cron and subagent sessions are skipped)")
+        status = run("sweep") or status
 
-        say("3. The handoff the next session starts with")
+        say("3. The nightly briefing: the generated half of MEMORY.md")
+        live = fake is None
+        run("brief", *([] if live else ["--no-llm"]))
+        if not live:
+            print("(replaying: --no-llm, the contradiction check needs the real model)")
+        memory = state / "workspace" / "MEMORY.md"
+        print(memory.read_text(encoding="utf-8"))
+
+        say("4. The handoff the next session starts with (injected before its first prompt)")
         run("handoff")
+
+        say("5. Search the log")
+        run("search", "webhook retries")
+        run("search", "--type", "task", "--status", "open")
 
         log = state / "zettelclaw" / "log.jsonl"
         corrected = [e for e in map(json.loads, log.read_text().splitlines())
                      if e.get("replaces")] if log.exists() else []
         if corrected:
-            say("4. A correction: the second Acme conversation replaced the deadline")
-            run("get", corrected[0]["id"], "--history")
+            say("6. A correction: a later conversation replaced an earlier entry")
+            run("get", corrected[0]["id"], "--history", "--agent", corrected[0]["agent"])
 
-        say("5. The nightly briefing: the generated half of MEMORY.md")
-        live = fake is None
-        run("brief", *([] if live else ["--no-llm"]))
-        if not live:
-            print("(replaying: --no-llm, the contradiction check needs the real model)")
-        print((state / "workspace" / "MEMORY.md").read_text(encoding="utf-8"))
-
-        say("6. Stats")
-        run("stats")
+        say(f"The result stays in {out}:")
+        print(f"  {log.relative_to(out)}  the log (JSON Lines, append-only)")
+        print(f"  {memory.relative_to(out)}  MEMORY.md with the briefing (the work agent's: "
+              "openclaw/workspace-work/MEMORY.md)")
+        print(f"  {(state / 'agents').relative_to(out)}/  the OpenClaw transcripts it came from")
+        print("Look around with: ZETTELCLAW_HOME=" + str(log.parent) + " zettelclaw log")
+        print("`make demo` again replaces this folder.")
         return status
     finally:
         if fake is not None:
             fake.terminate()
             fake.wait(timeout=10)
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

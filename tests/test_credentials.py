@@ -242,14 +242,14 @@ def test_no_key_waits_then_a_stored_key_extracts_it(cli, fake_anthropic, auth_se
     outputs.append(text)
     text = " ".join(text.split())  # as a reader sees it, whatever the terminal's width
     assert "0 failed (0 for good), 0 in progress, 1 waiting for a model key" in text
-    assert "Waiting for a model key: 1 session(s) not extracted since" in text
+    assert "Waiting for a model key: 1 session not extracted since" in text
     assert "no Anthropic key found" in text and "OpenClaw's env file" in text
     assert ".openclaw/.env" in text.replace(" ", "")
     doctor = cli("doctor", "--json")
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert doctor.exit_code == 1
     assert checks["model key"]["status"] == "fail"
-    assert "1 session(s) wait for it" in checks["model key"]["detail"]
+    assert "1 session waits for it" in checks["model key"]["detail"]
     assert "paste-token" in checks["model key"]["fix"]
 
     store = write_json_store(state, {"anthropic:default": api_profile(fake_anthropic.api_key)})

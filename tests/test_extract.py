@@ -157,7 +157,7 @@ def test_prose_fences_forged_fields_unknown_types_and_extra_handoffs(cli, fake_a
     assert entries[1]["status"] == "open"  # a task the model left without status is open
     assert "unknown type 'opinion'" in result.stderr
     assert "kept the last of 2 handoffs" in result.stderr
-    assert "skipped 2 line(s)" in result.stderr  # the two prose lines
+    assert "skipped 2 lines" in result.stderr  # the two prose lines
 
 
 def test_replaces_must_name_an_existing_entry(cli, fake_anthropic, auth_session, log_dir):
@@ -467,7 +467,8 @@ def test_failure_is_retried_once_then_permanent(cli, fake_anthropic, auth_sessio
     assert "HTTP 500" in failed["error"]
 
     second = cli("extract", "--session-id", SID)
-    assert second.exit_code == 1 and "failed for good" in second.stderr
+    assert second.exit_code == 1
+    assert "failed for good; `zettelclaw sweep --retry-failed` tries again" in second.stderr
     failed = read_state(log_dir)["failedSessions"][SID]
     assert (failed["retries"], failed["permanent"]) == (1, True)
 

@@ -70,7 +70,7 @@ def test_subjects_rename_with_a_fifo_log_ends_and_releases_the_lock(log_dir, zc)
     (log_dir / "log.jsonl").unlink()
     os.mkfifo(log_dir / "log.jsonl")
 
-    _one_error(zc("subjects", "rename", "old", "new"), log_dir / "log.jsonl")
+    _one_error(zc("subjects", "rename", "old", "new", "--yes"), log_dir / "log.jsonl")
     # the lock is free again: another write goes through
     assert zc("subjects", "add", "other").returncode == 0
 

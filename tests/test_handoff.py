@@ -127,7 +127,7 @@ def test_the_answer_survives_subjects_rename_rewriting_the_log(log_dir, zc, cli)
                                  subject="old-name")])
     assert _shown(zc)["handoff"]["id"] == "late00000001"
     assert cli("subjects", "add", "old-name").exit_code == 0
-    assert cli("subjects", "rename", "old-name", "a-much-longer-new-name").exit_code == 0
+    assert cli("subjects", "rename", "old-name", "a-much-longer-new-name", "--yes").exit_code == 0
     # the rename moved the lines and made a new file; it moved the pointer with them
     log = log_dir / "log.jsonl"
     pointer = orjson.loads((log_dir / "state.json").read_bytes())["lastHandoff"]["main"]

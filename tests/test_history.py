@@ -81,12 +81,12 @@ def test_the_sweep_takes_only_conversations_after_the_install(cli, sessions, fak
     assert result.exit_code == 0, result.stderr
     assert contents(log_dir) == ["about Postgres", "about auth migration"]
     assert len(fake_anthropic.message_requests) == 2
-    assert "1 session(s) also hold conversations from before the install" in result.stdout
+    assert "1 session also holds conversations from before the install" in result.stdout
     assert state(log_dir)["failedSessions"] == {}
     # nothing left to do for the automatic runs: history is not "to do"
     again = cli("sweep", "--dry-run")
-    assert again.stdout.startswith("Sweep: 0 session(s) would extract"), again.stdout
-    assert "would" in again.stdout and "conversation(s)" not in again.stderr
+    assert again.stdout.startswith("Sweep: 0 sessions would extract"), again.stdout
+    assert "would" in again.stdout and "conversation" not in again.stderr
 
 
 def test_a_hook_extract_leaves_history_alone(cli, sessions, fake_anthropic, log_dir):
@@ -123,7 +123,7 @@ def test_import_takes_exactly_the_history_each_once(cli, sessions, fake_anthropi
 
     result = cli("import", "--yes")
     assert result.exit_code == 0, result.stderr
-    assert "Import: 4 conversation(s) from 2 session(s), 0 failed" in result.stdout
+    assert "Import: 4 conversations from 2 sessions, 0 failed" in result.stdout
     assert "importing" not in result.stderr  # no progress bar when not on a terminal
     assert len(fake_anthropic.message_requests) == 4
     assert contents(log_dir) == ["about Postgres", "about auth migration", "about gym",
@@ -182,7 +182,7 @@ def test_a_large_import_asks_first(cli, sessions, fake_anthropic, log_dir, monke
 
     monkeypatch.setattr(command, "_on_terminal", lambda: True)
     declined = cli("import", input="n\n")
-    assert declined.exit_code == 1 and "Import 2 session(s), 4 conversation(s)" in \
+    assert declined.exit_code == 1 and "Import 2 sessions, 4 conversations" in \
         declined.stderr
     assert fake_anthropic.message_requests == []
     accepted = cli("import", input="y\n")
@@ -243,13 +243,13 @@ def test_init_records_the_install_once_and_reports_history(cli, openclaw, sessio
                                                           log_dir):
     dry = cli("init", "--dry-run")
     assert dry.exit_code == 0, dry.stderr
-    assert "History: 3 session(s), 6 conversation(s), 12 message(s)" in dry.stdout
+    assert "History: 3 sessions, 6 conversations, 12 messages" in dry.stdout
     assert "`zettelclaw import`" in dry.stdout
     assert not (log_dir / "state.json").exists()  # a dry run records nothing
 
     first = cli("init")
     assert first.exit_code == 0, first.stderr
-    assert "History: 3 session(s), 6 conversation(s)" in first.stdout
+    assert "History: 3 sessions, 6 conversations" in first.stdout
     moment = state(log_dir)["installedAt"]
     assert oct((log_dir / "state.json").stat().st_mode & 0o777) == "0o600"
     time.sleep(1.1)
@@ -275,7 +275,7 @@ def test_stats_and_doctor_mention_history_as_information(cli, openclaw, sessions
     doctor = orjson.loads(cli("doctor", "--json").stdout)
     history = [c for c in doctor["checks"] if c["name"] == "history"]
     assert history and history[0]["status"] == "ok"
-    assert history[0]["detail"].startswith("2 session(s), 4 conversation(s)")
+    assert history[0]["detail"].startswith("2 sessions, 4 conversations")
     assert cli("import", "--yes").exit_code == 0
     doctor = orjson.loads(cli("doctor", "--json").stdout)
     assert not [c for c in doctor["checks"] if c["name"] == "history"]

@@ -41,7 +41,7 @@ def test_reader_skips_a_torn_line_with_one_warning_and_goes_on(log_dir, cli):
     ids = [orjson.loads(line)["id"] for line in result.stdout.splitlines()]
     assert ids == ["a3k9x_BmQ2yT", "r7Wp3nKx_mZe", "Ht4vL_9qRx2D"]
     assert result.stderr.count("warning:") == 1
-    assert "skipped 2 invalid line(s)" in result.stderr
+    assert "skipped 2 invalid lines" in result.stderr
 
 
 def test_writer_after_a_torn_tail_starts_on_a_fresh_line(log_dir):

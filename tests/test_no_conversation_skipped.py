@@ -225,7 +225,7 @@ def test_a_conversation_cut_off_by_a_crash_is_extracted_by_the_next_gateway_star
     # the restart after the crash takes it at once
     restarted = format_ts(datetime.now(timezone.utc))
     result = cli("sweep", "--gateway-start", restarted)
-    assert result.stdout.startswith("Sweep: 1 session(s) extracted"), result.stdout
+    assert result.stdout.startswith("Sweep: 1 session extracted"), result.stdout
     assert handoffs(log_dir) == ["invoice"]
     assert cli.lines("handoff", "--json")[0]["handoff"]["content"] == "invoice"
     # the person carries on after the restart: session_end takes only the continuation
@@ -244,7 +244,7 @@ def test_an_open_conversation_left_to_settle_is_not_forgotten(cli, home, model, 
     assert cli("sweep").exit_code == 0
     assert handoffs(log_dir) == ["invoice"]
     result = cli("sweep", "--gateway-start", format_ts(datetime.now(timezone.utc)))
-    assert result.stdout.startswith("Sweep: 1 session(s) extracted"), result.stdout
+    assert result.stdout.startswith("Sweep: 1 session extracted"), result.stdout
     assert handoffs(log_dir) == ["invoice", "max calls"]
 
 
@@ -257,7 +257,7 @@ def test_a_pruned_record_is_written_back_after_one_look(cli, home, model, log_di
     state["extractedSessions"] = {}  # as if pruned after 30 days
     (log_dir / "state.json").write_text(json.dumps(state))
     dry = cli("sweep", "--dry-run")
-    assert dry.stdout.startswith("Sweep: 0 session(s) would extract"), dry.stdout
+    assert dry.stdout.startswith("Sweep: 0 sessions would extract"), dry.stdout
     cli("sweep")  # the log's conversation times say nothing is new: no model call
     assert len(model.message_requests) == calls
     assert SID in _state(log_dir)["extractedSessions"]

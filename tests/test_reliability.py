@@ -77,7 +77,8 @@ def test_sigkill_during_rename_leaves_a_whole_log(log_dir, trial, zc):
     path = big_log(log_dir)
     before, _ = valid_lines(path)
     rng = random.Random(trial)
-    exe = [sys.executable, "-m", "zettelclaw", "subjects", "rename", "auth-migration", "auth-v2"]
+    exe = [sys.executable, "-m", "zettelclaw", "subjects", "rename", "auth-migration", "auth-v2",
+           "--yes"]
     proc = subprocess.Popen(exe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(rng.uniform(0.0, 0.4))
     proc.send_signal(signal.SIGKILL)
@@ -89,7 +90,7 @@ def test_sigkill_during_rename_leaves_a_whole_log(log_dir, trial, zc):
     # all or nothing: the rename is a temp file and one rename(2)
     assert subjects in ({"auth-migration", None}, {"auth-v2", None})
     # a rerun finishes the job and sweeps away the killed writer's temp file
-    assert zc("subjects", "rename", "auth-migration", "auth-v2").returncode in (0, 1)
+    assert zc("subjects", "rename", "auth-migration", "auth-v2", "--yes").returncode in (0, 1)
     final, torn = valid_lines(path)
     assert torn == 0 and {e.get("subject") for e in final} == {"auth-v2", None}
     assert sorted(p.name for p in log_dir.iterdir()) == [
@@ -98,7 +99,7 @@ def test_sigkill_during_rename_leaves_a_whole_log(log_dir, trial, zc):
 
 def test_file_modes_after_write_and_rename(log_dir, cli):
     cli("write", "fact", "Max prefers tea", "--subject", "max")
-    cli("subjects", "rename", "max", "max-mustermann")
+    cli("subjects", "rename", "max", "max-mustermann", "--yes")
     assert stat.S_IMODE(os.stat(log_dir).st_mode) == 0o700
     for name in ("log.jsonl", "subjects.json"):
         assert stat.S_IMODE(os.stat(log_dir / name).st_mode) == 0o600, name

@@ -82,7 +82,7 @@ def test_a_secret_shaped_subject_is_refused_and_display_names_are_redacted(cli, 
     assert result.exit_code == 2
     assert "looks like a secret" in result.stderr and slug not in result.stderr
     assert cli("subjects", "add", "deploy", "--display", f"Deploy {SECRETS[0][2]}").exit_code == 0
-    assert cli("subjects", "rename", "deploy", slug).exit_code == 2
+    assert cli("subjects", "rename", "deploy", slug, "--yes").exit_code == 2
     subjects = json.loads((log_dir / "subjects.json").read_text())
     assert list(subjects) == ["deploy"] and subjects["deploy"]["display"] == "Deploy [redacted]"
     assert slug.encode() not in stored(log_dir) and leaked(log_dir) == []

@@ -64,7 +64,7 @@ def test_a_rename_during_an_extraction_sticks(fake_anthropic, auth_session, log_
     cli("subjects", "add", "auth-migration")
 
     [rename] = extract_while(fake_anthropic, auth_session,
-                             ("subjects", "rename", "auth-migration", "payments-auth"))
+                             ("subjects", "rename", "auth-migration", "payments-auth", "--yes"))
 
     assert rename.returncode == 0, rename.stderr
     assert "payments-auth" in registry(log_dir)
@@ -83,7 +83,7 @@ def test_a_rename_during_an_extraction_sticks(fake_anthropic, auth_session, log_
 def test_a_remove_during_an_extraction_is_not_undone(fake_anthropic, auth_session, log_dir, cli):
     cli("subjects", "add", "max", "--type", "person")
 
-    [remove] = extract_while(fake_anthropic, auth_session, ("subjects", "remove", "max"))
+    [remove] = extract_while(fake_anthropic, auth_session, ("subjects", "remove", "max", "--yes"))
 
     assert remove.returncode == 0, remove.stderr
     assert "max" not in registry(log_dir)  # not registered again
@@ -98,8 +98,8 @@ def test_a_remove_during_an_extraction_is_not_undone(fake_anthropic, auth_sessio
 
 def test_renaming_back_and_forth_leaves_no_loop(log_dir, cli):
     cli("write", "fact", "Auth uses JWT", "--subject", "auth")
-    assert cli("subjects", "rename", "auth", "login").exit_code == 0
-    assert cli("subjects", "rename", "login", "auth").exit_code == 0
+    assert cli("subjects", "rename", "auth", "login", "--yes").exit_code == 0
+    assert cli("subjects", "rename", "login", "auth", "--yes").exit_code == 0
     cli("write", "fact", "Sessions last a day", "--subject", "login")
     cli("write", "fact", "Passwords are hashed", "--subject", "auth")
     assert sorted(registry(log_dir)) == ["auth"]

@@ -54,7 +54,7 @@ def test_sweep_extracts_every_main_session_in_both_layouts(cli, openclaw, fake_a
     result = cli("sweep", "--concurrency", "3")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
-        "Sweep: 3 session(s) extracted, 2 skipped, 0 failed; 4 entries; tokens: "
+        "Sweep: 3 sessions extracted, 2 skipped, 0 failed; 4 entries; tokens: "
         + result.stdout.split("tokens: ")[1].strip()]
     handoffs = sorted(e["content"] for e in read_log(log_dir))
     assert handoffs == ["about Max joins", "about Postgres", "about auth migration", "about gym"]
@@ -69,7 +69,7 @@ def test_a_second_sweep_finds_nothing(cli, openclaw, fake_anthropic, log_dir):
     calls = len(fake_anthropic.message_requests)
     before = (log_dir / "log.jsonl").read_bytes()
     again = cli("sweep")
-    assert again.stdout.startswith("Sweep: 0 session(s) extracted, 5 skipped, 0 failed; "
+    assert again.stdout.startswith("Sweep: 0 sessions extracted, 5 skipped, 0 failed; "
                                    "0 entries")
     assert len(fake_anthropic.message_requests) == calls
     assert (log_dir / "log.jsonl").read_bytes() == before
@@ -79,15 +79,15 @@ def test_dry_run_lists_and_writes_nothing(cli, openclaw, fake_anthropic, log_dir
     result = cli("sweep", "--dry-run")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert any(DB in line and "2 conversation(s)" in line for line in lines)
-    assert lines[-1].startswith("Sweep: 3 session(s) would extract, 2 skipped")
+    assert any(DB in line and "2 conversations" in line for line in lines)
+    assert lines[-1].startswith("Sweep: 3 sessions would extract, 2 skipped")
     assert fake_anthropic.message_requests == []
     assert not (log_dir / "log.jsonl").exists()
 
 
 def test_since_limits_the_sessions(cli, openclaw, fake_anthropic, log_dir):
     result = cli("sweep", "--since", (START + timedelta(days=2)).strftime("%Y-%m-%d"))
-    assert result.stdout.startswith("Sweep: 1 session(s) extracted")
+    assert result.stdout.startswith("Sweep: 1 session extracted")
     assert {e["session"] for e in read_log(log_dir)} == {DB}
 
 
@@ -120,7 +120,7 @@ def test_failed_sessions_retry_once_then_wait_for_retry_failed(cli, openclaw, fa
     assert gym_calls == 2
     fake_anthropic.matchers[0] = ("gym", Reply(text=handoff("gym at last")))
     fourth = cli("sweep", "--retry-failed")
-    assert fourth.stdout.startswith("Sweep: 1 session(s) extracted")
+    assert fourth.stdout.startswith("Sweep: 1 session extracted")
     assert "gym at last" in [e["content"] for e in read_log(log_dir)]
 
 
@@ -131,7 +131,7 @@ def test_an_active_conversation_waits_for_its_session_end(cli, zc_env, fake_anth
     home.db_session("main", live, [[("user", "still talking"), ("assistant", "yes")]],
                     key="agent:main:main", start=recent, step=timedelta(seconds=1))
     result = cli("sweep")
-    assert result.stdout.startswith("Sweep: 0 session(s) extracted, 1 skipped")
+    assert result.stdout.startswith("Sweep: 0 sessions extracted, 1 skipped")
     assert fake_anthropic.message_requests == []
     # the hook saying the session ended does extract it
     assert cli("extract", "--session-id", live).exit_code == 0
@@ -146,7 +146,7 @@ def test_a_pruned_record_does_not_bring_a_session_back(cli, openclaw, fake_anthr
     state["extractedSessions"] = {}  # as if pruned after 30 days
     (log_dir / "state.json").write_text(json.dumps(state))
     again = cli("sweep")
-    assert again.stdout.startswith("Sweep: 0 session(s) extracted")
+    assert again.stdout.startswith("Sweep: 0 sessions extracted")
     assert len(fake_anthropic.message_requests) == calls
 
 

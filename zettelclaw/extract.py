@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 
 from . import paths
 from .clock import format_ts, now, parse_ts
+from .counts import count
 from .entries import TYPES, InvalidEntry, make_entry
 from .errors import ModelError, ZettelclawError
 from .model import Usage
@@ -256,7 +257,8 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
             made_here[entry["replaces"]] = entry
         (handoffs if kind == "handoff" else entries).append(entry)
     if handoffs and not allow_handoff:
-        warnings.append(f"dropped {len(handoffs)} handoff(s) from a part before the last")
+        warnings.append(f"dropped {count(len(handoffs), 'handoff')} from a part before "
+                        "the last")
         dropped += len(handoffs)
     elif len(handoffs) > 1:
         warnings.append(f"kept the last of {len(handoffs)} handoffs")
@@ -596,7 +598,8 @@ class Extractor:
             warnings.extend(notes)
             skipped += parsed.skipped
         if skipped:
-            warnings.append(f"skipped {skipped} line(s) of model output that were not entries")
+            warnings.append(f"skipped {count(skipped, 'line')} of model output that were "
+                            "not entries")
         if not any(e["type"] == "handoff" for e in entries):
             warnings.append("the model wrote no handoff for this conversation; none stored")
         return entries, usage, warnings, skipped
@@ -752,8 +755,8 @@ class Extractor:
                     result.message = (f"{session_id}: already extracted, nothing new"
                                       if cursor else f"{session_id}: no conversation to extract")
                 if result.history:
-                    result.message += (f"; {result.history} conversation(s) from before the "
-                                       f"install left for `zettelclaw import --session "
+                    result.message += (f"; {count(result.history, 'conversation')} from "
+                                       f"before the install left for `zettelclaw import --session "
                                        f"{session_id}`")
                 return result
             from .corrections import Current
@@ -793,7 +796,7 @@ class Extractor:
                        " dropped)" if result.duplicates else "")
             result.message = (f"{session_id}: {verb} {len(result.entries)} entr"
                               f"{'y' if len(result.entries) == 1 else 'ies'}{dropped} from "
-                              f"{result.segments} conversation(s)")
+                              f"{count(result.segments, 'conversation')}")
             return result
         except ZettelclawError as exc:
             from .model import MissingKeyError
@@ -810,7 +813,8 @@ class Extractor:
             result.status = "failed"
             result.message = (f"{session_id}: extraction failed ({error}); "
                               + ("`zettelclaw import` tries again" if history else
-                                 "marked as failed for good" if permanent else
+                                 "marked as failed for good; `zettelclaw sweep "
+                                 "--retry-failed` tries again" if permanent else
                                  "it will be retried once on the next trigger"))
             return result
         finally:

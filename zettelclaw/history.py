@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from .clock import format_ts, now, parse_ts
+from .counts import count
 
 CHARS_PER_TOKEN = 4  # the estimate: characters / 4, the usual rule of thumb for English text
 LARGE_CONVERSATIONS = 20  # an import bigger than this asks first on a terminal
@@ -162,8 +163,10 @@ class Survey:
                 "installedAt": format_ts(self.installed) if self.installed else None}
 
     def line(self) -> str:
-        return (f"{len(self.sessions)} session(s), {self.conversations} conversation(s), "
-                f"{self.messages} message(s), about {self.tokens:,} input tokens (estimate)")
+        return (f"{count(len(self.sessions), 'session')}, "
+                f"{count(self.conversations, 'conversation')}, "
+                f"{count(self.messages, 'message')}, about {self.tokens:,} input tokens "
+                "(estimate)")
 
 
 def imported_cursor(state, session_id: str) -> dict | None:

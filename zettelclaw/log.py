@@ -12,6 +12,7 @@ import os
 import sys
 
 from . import paths
+from .counts import count
 from .fsutil import check_regular, open_fd, open_read
 
 TYPE_CHECKING = False  # `import typing` costs ~10 ms on the handoff path
@@ -198,7 +199,7 @@ class Log:
                 continue
             yield pos, obj
         if bad and self.warn:
-            _warn(f"skipped {bad} invalid line(s) in {self.path} "
+            _warn(f"skipped {count(bad, 'invalid line')} in {self.path} "
                   f"(first at line {self._line_of(first_bad)})")
 
     def _offsets(self) -> Iterator[tuple[int, bytes]]:

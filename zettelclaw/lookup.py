@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from . import paths
 from .entries import looks_like_id
 from .errors import NotFoundError, UsageError
@@ -29,6 +31,10 @@ class _Scope:
         return ", ".join(sorted(self.agents or ()))
 
 
+# an id with a character too few or too many (no dot or slash, so no file name either)
+NEAR_ID_RE = re.compile(r"^[A-Za-z0-9_-]{9,15}$")
+
+
 def get(target: str, *, history: bool = False, start: int | None = None,
         count: int | None = None, agent: str | list[str] | None = None,
         transcript: bool = False):
@@ -49,6 +55,8 @@ def get(target: str, *, history: bool = False, start: int | None = None,
         return "session", session(target[len(SESSION_PREFIX):], agent, start, count)
     if looks_like_id(target) and not target.endswith(".md"):
         return "entries", entry_chain(target, agent) if history else [entry(target, agent)]
+    if NEAR_ID_RE.match(target):  # a mistyped id, not a file name: say so
+        raise NotFoundError(f"no entry {target} (ids are 12 characters; this is {len(target)})")
     from . import memoryfiles
 
     return "file", memoryfiles.read(target, start, count)

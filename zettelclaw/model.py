@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import paths
+from .counts import count
 from .errors import ModelError
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -256,7 +257,7 @@ class Client:
                 if attempt + 1 >= attempts:
                     break
                 time.sleep(self.backoff(attempt, exc.retry_after))
-        raise ModelError(f"model call failed after {attempts} attempt(s): {last}")
+        raise ModelError(f"model call failed after {count(attempts, 'attempt')}: {last}")
 
     def _once(self, request: dict) -> Reply:
         anthropic = self._anthropic

@@ -915,11 +915,31 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
 
         failed = State.load().failedSessions
         if failed:
-            add(Check("extraction", "warn", f"{len(failed)} session(s) failed to extract",
-                      "zettelclaw sweep --retry-failed"))
+            add(_failed_sessions_check(failed))
     except ZettelclawError as exc:
         add(Check("extraction", "fail", str(exc), None))
     return checks
+
+
+def _failed_sessions_check(failed: dict) -> Check:
+    """Sessions whose extraction failed, and what tries them again: `zettelclaw import` for
+    conversations from before the install (its failures are marked ``history``), `sweep
+    --retry-failed` for the others."""
+    from .counts import count
+
+    imported = sum(1 for record in failed.values()
+                   if isinstance(record, dict) and record.get("history"))
+    hooks = len(failed) - imported
+    parts = []
+    if hooks:
+        parts.append(f"{count(hooks, 'session')} failed to extract")
+    if imported:
+        parts.append(f"{count(imported, 'session')} of the history failed to import")
+    if hooks and imported:
+        fix = "zettelclaw sweep --retry-failed (the sessions), zettelclaw import (the history)"
+    else:
+        fix = "zettelclaw import" if imported else "zettelclaw sweep --retry-failed"
+    return Check("extraction", "warn", "; ".join(parts), fix)
 
 
 def _exec_approval_check(inst: Installer) -> Check:
@@ -938,6 +958,7 @@ def _exec_approval_check(inst: Installer) -> Check:
 
 def model_key_checks() -> list[Check]:
     """Is a model key findable (where, never what), and do sessions wait for one?"""
+    from .counts import count
     from .credentials import fix_text, lookup
     from .state import State, waiting
 
@@ -946,7 +967,8 @@ def model_key_checks() -> list[Check]:
         waits = waiting(State.load())
     except ZettelclawError:
         waits = {"sessions": 0}  # an unreadable state.json is the extraction check's to report
-    waiting_text = (f"; {waits['sessions']} session(s) wait for it since {waits['since']}"
+    waiting_text = (f"; {count(waits['sessions'], 'session')} "
+                    f"wait{'s' if waits['sessions'] == 1 else ''} for it since {waits['since']}"
                     if waits["sessions"] else "")
     notes = "".join(f"; {note}" for note in found.notes[:2])
     if found.credential is None:
@@ -956,7 +978,7 @@ def model_key_checks() -> list[Check]:
     out = [Check("model key", "ok", str(found.credential))]
     if waits["sessions"]:
         out.append(Check("waiting for a key", "warn",
-                         f"{waits['sessions']} session(s) waiting for a model key since "
+                         f"{count(waits['sessions'], 'session')} waiting for a model key since "
                          f"{waits['since']}", "zettelclaw sweep"))
     return out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from contextlib import contextmanager
 
 
 def want_json(as_json: bool | None) -> bool:
@@ -32,6 +33,19 @@ def emit_json_lines(items: Iterable[dict]) -> int:
 def emit_json(obj) -> None:
     sys.stdout.write(_dumps(obj) + "\n")
     sys.stdout.flush()
+
+
+@contextmanager
+def reader_may_leave():
+    """Output a reader may stop reading early (``doctor | head -1``): a closed pipe ends it
+    quietly, and the command goes on to exit with the status of what it found."""
+    try:
+        yield
+    except BrokenPipeError:
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more reaches the pipe, even at exit
 
 
 def console(stderr: bool = False):

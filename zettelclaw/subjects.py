@@ -165,6 +165,52 @@ def append_entries(entries: list[dict], log=None, *, locked: bool = False) -> in
         return log.append(entries, locked=True)
 
 
+def _renamed_record(record: dict | None, old: str, new: str) -> dict:
+    """``old``'s record under the slug ``new``: a display name someone set is kept, the
+    default one (Title Case of the slug) follows the new slug."""
+    record = record or {}
+    display = record.get("display")
+    if not display or display == display_name(old):
+        display = display_name(new)
+    return {**record, "display": display, "type": record.get("type", DEFAULT_TYPE)}
+
+
+def _needle(slug: str) -> bytes:
+    return b'"' + slug.encode() + b'"'
+
+
+def _entry_about(line: bytes, slug: str) -> dict | None:
+    """The log line's entry if its subject is ``slug`` (a torn line never is)."""
+    import orjson
+
+    if _needle(slug) not in line:
+        return None
+    try:
+        entry = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return entry if isinstance(entry, dict) and entry.get("subject") == slug else None
+
+
+def _with_subject(line: bytes, old: str, new: str) -> bytes:
+    """The log line with subject ``new`` if its subject is ``old``; else the same object."""
+    import orjson
+
+    entry = _entry_about(line, old)
+    if entry is None:
+        return line
+    entry["subject"] = new
+    return orjson.dumps(entry) + (b"\n" if line.endswith(b"\n") else b"")
+
+
+def _count_subject(slug: str) -> int:
+    """How many log entries have ``slug`` as their subject."""
+    from .log import Log
+
+    return sum(1 for _, line in Log(paths.log_path()).grep(_needle(slug))
+               if _entry_about(line, slug) is not None)
+
+
 class Registry:
     """The registry as loaded; every mutation re-reads and writes under the directory lock."""
 
@@ -211,29 +257,48 @@ class Registry:
         self.data = data
         return added
 
-    def rename(self, old: str, new: str) -> int:
-        """Rename (or merge into an existing) subject; returns how many log lines changed."""
-        import orjson
+    def plan_rename(self, old: str, new: str) -> dict:
+        """What :meth:`rename` would change, changing nothing: ``{"old", "new", "merge",
+        "before", "after", "entries"}`` (the registry records of ``old`` and of ``new``
+        afterwards, and how many log entries' subject field would change)."""
+        check_slug(old)
+        check_new_slug(new)
+        if old == new:
+            raise UsageError("old and new slug are the same")
+        data = _load_raw()
+        entries = _count_subject(old)
+        if old not in data and not entries:
+            raise NotFoundError(f"no subject {old!r} in the registry or the log")
+        return {"old": old, "new": new, "merge": new in data, "before": data.get(old),
+                "after": data.get(new) or _renamed_record(data.get(old), old, new),
+                "entries": entries}
 
+    def plan_remove(self, slug: str) -> dict:
+        """What :meth:`remove` would change: ``{"slug", "record", "entries"}`` (the record
+        taken out of the registry; ``entries`` log entries keep the slug)."""
+        check_slug(slug)
+        data = _load_raw()
+        if slug not in data:
+            raise NotFoundError(f"no subject {slug!r} in the registry")
+        return {"slug": slug, "record": data[slug], "entries": _count_subject(slug)}
+
+    def rename(self, old: str, new: str) -> int:
+        """Rename (or merge into an existing) subject; returns how many log lines changed.
+
+        The display name a person set travels with the subject; one that was only the default
+        Title Case of the old slug becomes the new slug's. Merging into an existing subject
+        keeps that subject's record.
+        """
         from .log import Log
 
         check_slug(old)
         check_new_slug(new)
         if old == new:
             raise UsageError("old and new slug are the same")
-        needle = b'"' + old.encode() + b'"'
+        needle = _needle(old)
 
         def transform(line: bytes) -> bytes:
-            if needle not in line:
-                return line
-            try:
-                entry = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                return line  # a torn line stays as it was
-            if not isinstance(entry, dict) or entry.get("subject") != old:
-                return line
-            entry["subject"] = new
-            return orjson.dumps(entry) + (b"\n" if line.endswith(b"\n") else b"")
+            return _with_subject(line, old, new)
 
         def is_old(line: bytes) -> bool:
             return transform(line) is not line
@@ -246,8 +311,7 @@ class Registry:
             # registry first, log second, old slug last: a crash anywhere leaves a registry
             # that names every slug the log uses, and running the rename again finishes it
             if new not in data:
-                data[new] = {"display": display_name(new),
-                             "type": data.get(old, {}).get("type", DEFAULT_TYPE)}
+                data[new] = _renamed_record(data.get(old), old, new)
                 _save_raw(data)
             _record_change(old, new)  # before the rewrite: writes from now on use `new`
             changed = log.rewrite(transform, locked=True)

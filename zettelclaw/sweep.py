@@ -33,7 +33,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from . import paths
 from .clock import parse_ts
+from .counts import count
+from .errors import UsageError, ZettelclawError
 from .extract import Extractor, Result, _skip_prefixes, after_cursor
 from .model import Usage
 
@@ -76,11 +79,12 @@ class Summary:
     def line(self) -> str:
         u = self.usage
         verb = "would extract" if self.dry_run else "extracted"
-        line = (f"Sweep: {self.extracted} session(s) {verb}, {self.skipped} skipped, "
-                f"{self.failed} failed; {self.entries} entries; tokens: {u.input} input, "
+        line = (f"Sweep: {count(self.extracted, 'session')} {verb}, {self.skipped} skipped, "
+                f"{self.failed} failed; {count(self.entries, 'entry')}; tokens: {u.input} input, "
                 f"{u.output} output, {u.cache_read} cache read, {u.cache_creation} cache write")
         if self.history:
-            line += (f"; {self.history} session(s) also hold conversations from before the "
+            line += (f"; {count(self.history, 'session')} also "
+                     f"hold{'s' if self.history == 1 else ''} conversations from before the "
                      "install, left for `zettelclaw import`")
         return line
 
@@ -106,6 +110,32 @@ def _newer(stamp: str | None, updated: datetime | None) -> bool:
     moment = parse_ts(stamp)
     return moment is not None and updated is not None and moment >= updated.replace(
         microsecond=0)
+
+
+def known_agents() -> list[str]:
+    """The agents OpenClaw knows: those its config lists and those with a folder of sessions."""
+    found = set(paths.agent_ids())
+    try:
+        found.update(p.name for p in paths.agents_dir().iterdir()
+                     if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        pass
+    return sorted(found)
+
+
+def check_where(agent: str | None) -> None:
+    """A sweep with nothing to look at says so: no OpenClaw state directory is an error (exit
+    1: OpenClaw is not where zettelclaw looks), an agent OpenClaw does not know a usage error
+    (exit 2) naming the ones it does."""
+    state = paths.openclaw_state_dir()
+    if not state.is_dir():
+        raise ZettelclawError(f"no OpenClaw state directory at {state}, so no sessions to "
+                              "sweep; set OPENCLAW_STATE_DIR if OpenClaw keeps it elsewhere")
+    if agent is not None:
+        known = known_agents()
+        if agent not in known:
+            raise UsageError(f"OpenClaw has no agent {agent!r} (in {state}); its agents: "
+                             f"{', '.join(known)}")
 
 
 def plan(*, agent: str | None = None, since: datetime | None = None,
@@ -166,7 +196,8 @@ def preview(candidate: Candidate) -> Result:
         return Result(ref.session_id, "up-to-date", f"{ref.session_id}: nothing new")
     return Result(ref.session_id, "dry-run",
                   f"{ref.session_id} ({ref.agent_id}, {ref.session_key or 'no key'}): "
-                  f"{len(segments)} conversation(s), {messages} message(s) to extract",
+                  f"{count(len(segments), 'conversation')}, {count(messages, 'message')} "
+                  "to extract",
                   segments=len(segments))
 
 
@@ -184,6 +215,7 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
           progress: bool | None = None, gateway_start: datetime | None = None) -> Summary:
     """Extract every session that needs it; returns the summary. ``gateway_start``: open
     conversations quiet since before it are extracted without waiting to settle."""
+    check_where(agent)
     extractor = extractor or Extractor()
     warm = _start_warm_up(extractor, dry_run)
     candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed)

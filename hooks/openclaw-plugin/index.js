@@ -8,6 +8,7 @@
 //                                 recalled for the message: one process), cached, framed
 //                                 together as remembered notes
 //   memory_search, memory_get  -> `zettelclaw search --json`, `zettelclaw get --json`
+//   `openclaw zettelclaw ARGS`  -> `zettelclaw ARGS` (the terminal's stdio, its exit code)
 // Works with OpenClaw 2026.2 (builtin MEMORY.md search merged in) and 2026.9 (no builtin).
 
 import { resolveSettings } from "./lib/config.js";
@@ -15,6 +16,7 @@ import { createHandoffSource, HANDOFF_TIMEOUT_MS } from "./lib/handoff.js";
 import { createRecallSource } from "./lib/recall.js";
 import { createHookHandlers } from "./lib/hooks.js";
 import { createTools, TOOL_NAMES } from "./lib/tools.js";
+import { registerCli } from "./lib/cli.js";
 
 export const PLUGIN_ID = "zettelclaw";
 export const HOOK_NAMES = ["session_end", "before_reset", "gateway_start", "before_prompt_build"];
@@ -36,8 +38,8 @@ function builtinTools(api, ctx, logger) {
 }
 
 /**
- * The plugin object. `options.handoffTimeoutMs`, `options.recallTimeoutMs` and `options.env`
- * exist for tests.
+ * The plugin object. `options.handoffTimeoutMs`, `options.recallTimeoutMs`, `options.env` and
+ * `options.cli` (lib/cli.js's argv/exit/stdio) exist for tests.
  * `register` is synchronous and idempotent: OpenClaw calls it several times per process, once
  * per registry (gateway, CLI inspection, tool discovery); a given `api` is wired only once.
  */
@@ -70,6 +72,7 @@ export function createPlugin(options = {}) {
       (ctx) => createTools(getSettings, ctx, { builtins: builtinTools(api, ctx, logger), logger }),
       { names: TOOL_NAMES },
     );
+    registerCli(api, getSettings, options.cli);
   }
 
   return {

@@ -74,7 +74,7 @@ def test_history_waits_for_import(setup):
     time.sleep(1.1)  # the moment of install has whole seconds: let it be a later one
 
     init = home.zettelclaw("init")
-    assert "History: 1 session(s), 1 conversation(s), 2 message(s)" in init.stdout, init.stdout
+    assert "History: 1 session, 1 conversation, 2 messages" in init.stdout, init.stdout
     assert "`zettelclaw import`" in init.stdout
     installed = _at(json.loads((home.log_dir / "state.json").read_text())["installedAt"])
 
@@ -84,7 +84,7 @@ def test_history_waits_for_import(setup):
     sweep = home.wait_for(
         lambda: hooks_log.exists() and "Sweep:" in hooks_log.read_text()
         and hooks_log.read_text(), 120, "the gateway_start sweep's summary in hooks.log")
-    assert "Sweep: 0 session(s) extracted, " in sweep and " 0 failed; 0 entries" in sweep, sweep
+    assert "Sweep: 0 sessions extracted, " in sweep and " 0 failed; 0 entries" in sweep, sweep
     assert home.log_entries() == []
     assert anthropic.message_requests == []
 
@@ -113,7 +113,7 @@ def test_history_waits_for_import(setup):
     if version.startswith("2026.9"):  # one sessionId across /new: history and the later one
         assert listed[0]["session"] == later[0]["session"]
     run = home.zettelclaw("import", "--yes")
-    assert "Import: 1 conversation(s) from 1 session(s), 0 failed; 2 entries" in run.stdout
+    assert "Import: 1 conversation from 1 session, 0 failed; 2 entries" in run.stdout
     entries = [e for e in home.log_entries() if e["id"] not in {x["id"] for x in later}
                and e["type"] != "fact"]
     assert sorted(e["type"] for e in entries) == ["decision", "handoff"]

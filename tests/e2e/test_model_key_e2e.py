@@ -87,7 +87,7 @@ def test_a_key_stored_with_openclaws_command_extracts_what_waited(tmp_path, vers
             assert stats["sessions"]["waitingForKey"] == 1
             model_key = _checks(home)["model key"]
             assert model_key["status"] == "fail"
-            assert "1 session(s) wait for it" in model_key["detail"]
+            assert "1 session waits for it" in model_key["detail"]
             assert "openclaw models auth paste-token --provider anthropic" in model_key["fix"]
 
             # the user stores a setup-token the way OpenClaw tells them to

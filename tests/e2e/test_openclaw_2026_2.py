@@ -4,7 +4,8 @@ The same toolchain script installs it (Node 24 satisfies its `>=22.12`). Covered
 2026.2's dialect passes its strict config validation, the plugin loads with both tools, the
 gateway starts, init registers the briefing as an isolated agent turn, a reset conversation
 reaches the log through the plugin (2026.2 starts a new sessionId and renames the JSONL
-transcript; the plugin's gateway_start sweep finds it), the next turn's prompt carries the
+transcript; the plugin's gateway_start sweep finds it; `openclaw zettelclaw subjects|search`
+shows what it holds), the next turn's prompt carries the
 handoff (before_prompt_build works there without any conversation-access gate), and the model's
 memory_search call gets log entries back (2026.2 still has the builtin memory tools; with no
 embedding provider configured they answer nothing, and zettelclaw's results stand). The night:
@@ -98,6 +99,14 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
         lambda: [e for e in home.log_entries() if e["type"] == "handoff"], 90,
         "the handoff of the conversation before the reset")
     assert handoffs[0]["content"] == "Tooling settled on Bun; CI config next"
+
+    # the design's own spelling (§8.2-8.3): `openclaw zettelclaw ...` runs zettelclaw
+    subjects = home.openclaw("zettelclaw", "subjects")
+    assert [json.loads(line)["slug"] for line in subjects.stdout.splitlines()
+            if line.startswith("{")] == ["tooling"]
+    found = home.openclaw("zettelclaw", "search", "--type", "decision", "--subject", "tooling")
+    assert [json.loads(line)["content"] for line in found.stdout.splitlines()
+            if line.startswith("{")] == ["Bun for all JS tooling"]
 
     # the next turn's prompt carries the handoff (prependContext)
     seen = len(openai.chat_requests())

@@ -89,6 +89,11 @@ def _turn(home: OpenClawHome, message: str) -> dict:
     return home.json_of(proc)
 
 
+def _rows(proc) -> list[dict]:
+    """The JSON Lines of a command's stdout."""
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
 def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     anthropic, openai = fakes
     home = oc_home
@@ -146,6 +151,16 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     entries = home.log_entries()
     assert {e["type"] for e in entries} == {"decision", "task", "handoff"}
     assert len({e["session"] for e in entries}) == 1
+
+    # the design's own spelling (§8.2-8.3): `openclaw zettelclaw ...` runs zettelclaw, its
+    # output (JSON Lines when piped) and its exit code passed through
+    subjects = home.openclaw("zettelclaw", "subjects")
+    assert [row["slug"] for row in _rows(subjects)] == ["webhooks"]
+    found = home.openclaw("zettelclaw", "search", "--type", "decision", "--subject", "webhooks")
+    assert [row["content"] for row in _rows(found)] == [
+        "Queue-based retries with exponential backoff for webhooks"]
+    missing = home.openclaw("zettelclaw", "get", "no-such-entry", check=False)
+    assert missing.returncode == 1 and "Error: no entry no-such-entry" in missing.stderr
 
     # the next turn's prompt carries the handoff (prependContext), framed as memory
     seen = len(openai.chat_requests())

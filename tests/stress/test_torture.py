@@ -312,7 +312,7 @@ def test_rename_refuses_unsafe_slugs_and_changes_nothing(log_dir, cli, bad):
                                            '"type":"project"}}\n')
     before = {p.name: p.read_bytes() for p in log_dir.iterdir()}
     for args in (("auth-migration", bad), (bad, "auth-migration")):
-        result = cli("subjects", "rename", *args)
+        result = cli("subjects", "rename", *args, "--yes")
         assert result.exit_code == 2, (args, result.stdout)
         assert "Error" in result.stderr  # `-lead` is refused by the option parser itself
     assert {p.name: p.read_bytes() for p in log_dir.iterdir()} == before
@@ -385,7 +385,7 @@ def test_files_stay_private_after_extract_and_rename(fake_anthropic, session, lo
     os.umask(0o022)
     fake_anthropic.reply(REPLY)
     assert run_zettelclaw("extract", "--session-id", SID).returncode == 0
-    assert cli("subjects", "rename", "webhooks", "webhook-delivery").exit_code == 0
+    assert cli("subjects", "rename", "webhooks", "webhook-delivery", "--yes").exit_code == 0
     assert stat.S_IMODE(log_dir.stat().st_mode) == 0o700
     for path in log_dir.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name

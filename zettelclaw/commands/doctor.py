@@ -25,22 +25,25 @@ def register(app: typer.Typer) -> None:
         (where, never what; sessions waiting for one). Exit 1 when something is wrong.
         """
         from .. import openclaw as oc
-        from ..render import emit_json
+        from ..counts import count
+        from ..render import emit_json, reader_may_leave
 
         checks = oc.doctor(oc.OpenClawCLI.find(openclaw))
         from ..history import doctor_check
 
         checks.extend(c for c in [doctor_check()] if c is not None)
         failed = [c for c in checks if c.status == "fail"]
-        if as_json:
-            emit_json({"ok": not failed, "checks": [c.to_dict() for c in checks]})
-        else:
-            for check in checks:
-                typer.echo(f"{check.status:<5} {check.name}: {check.detail}")
-                if check.fix and check.status != "ok":
-                    typer.echo(f"      fix: {check.fix}")
-            warned = sum(1 for c in checks if c.status == "warn")
-            typer.echo(f"{len(failed)} problem(s), {warned} warning(s)." if failed or warned
-                       else "All good.")
+        # `doctor | head -1` still exits 1 when something is wrong
+        with reader_may_leave():
+            if as_json:
+                emit_json({"ok": not failed, "checks": [c.to_dict() for c in checks]})
+            else:
+                for check in checks:
+                    typer.echo(f"{check.status:<5} {check.name}: {check.detail}")
+                    if check.fix and check.status != "ok":
+                        typer.echo(f"      fix: {check.fix}")
+                warned = sum(1 for c in checks if c.status == "warn")
+                typer.echo(f"{count(len(failed), 'problem')}, {count(warned, 'warning')}."
+                           if failed or warned else "All good.")
         if failed:
             raise typer.Exit(1)

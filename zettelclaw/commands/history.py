@@ -43,6 +43,7 @@ def register(app: typer.Typer) -> None:
         estimate: characters / 4 of the extraction prompt and the transcript, per model call.
         """
         from .. import history
+        from ..counts import count
         from ..errors import UsageError
         from ..render import emit_json, emit_json_lines, want_json
         from ..state import State
@@ -60,8 +61,9 @@ def register(app: typer.Typer) -> None:
             else:
                 for item in found.sessions:
                     d = item.as_dict()
-                    typer.echo(f"{d['agent']}  {d['session']}  {d['conversations']} "
-                               f"conversation(s), {d['messages']} message(s), "
+                    typer.echo(f"{d['agent']}  {d['session']}  "
+                               f"{count(d['conversations'], 'conversation')}, "
+                               f"{count(d['messages'], 'message')}, "
                                f"{d['first'] or '?'} to {d['last'] or '?'}, about "
                                f"{d['estimatedInputTokens']:,} input tokens")
                 typer.echo(f"History: {found.line()}; `zettelclaw import` brings it in.")
@@ -91,8 +93,9 @@ def register(app: typer.Typer) -> None:
                                  on_result=report)
         conversations = sum(r.segments for r in summary.results)
         u = summary.usage
-        line = (f"Import: {conversations} conversation(s) from {summary.extracted} session(s), "
-                f"{summary.failed} failed; {summary.entries} entries; tokens: {u.input} input, "
+        line = (f"Import: {count(conversations, 'conversation')} from "
+                f"{count(summary.extracted, 'session')}, {summary.failed} failed; "
+                f"{count(summary.entries, 'entry')}; tokens: {u.input} input, "
                 f"{u.output} output, {u.cache_read} cache read, {u.cache_creation} cache write")
         if as_json:
             emit_json({**summary.as_dict(), "conversations": conversations})

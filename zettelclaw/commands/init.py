@@ -32,6 +32,7 @@ def register(app: typer.Typer) -> None:
         installs the skill, adds the MEMORY.md markers and registers the nightly briefing.
         """
         from .. import openclaw as oc
+        from ..counts import count
 
         cli = oc.OpenClawCLI.find(openclaw)
         installer = oc.Installer(cli, timezone=timezone)
@@ -53,9 +54,10 @@ def register(app: typer.Typer) -> None:
         changed = sum(1 for s in report.steps if not s.done and not s.manual)
         manual = [s for s in report.steps if s.manual]
         if undo:
-            typer.echo(f"Undone ({changed} change(s)). Restart the gateway: {RESTART}")
+            typer.echo(f"Undone ({count(changed, 'change')}). Restart the gateway: {RESTART}")
         elif changed:
-            typer.echo(f"Done ({changed} change(s)). Restart the gateway to load the plugin: "
+            typer.echo(f"Done ({count(changed, 'change')}). Restart the gateway to load the "
+                       "plugin: "
                        f"{RESTART}")
         else:
             typer.echo("Nothing to do: zettelclaw is already OpenClaw's memory.")
@@ -66,7 +68,8 @@ def register(app: typer.Typer) -> None:
         if not undo:
             _say_model_key()
         if manual:
-            typer.echo(f"{len(manual)} step(s) need you (see 'todo' above); "
+            typer.echo(f"{count(len(manual), 'step')} need{'s' if len(manual) == 1 else ''} "
+                       "you (see 'todo' above); "
                        "`zettelclaw doctor` checks them.")
 
 

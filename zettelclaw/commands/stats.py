@@ -11,6 +11,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def stats(agent: AgentOption = None, as_json: JsonOption = False) -> None:
         """Entries by type and subject, sessions extracted and failed, model tokens."""
+        from ..counts import count
         from ..render import cell, console, emit_json, want_json
         from ..stats import collect
 
@@ -22,21 +23,22 @@ def register(app: typer.Typer) -> None:
 
         out = console()
         e = data["entries"]
-        out.print(f"[bold]{e['total']}[/bold] entries ({e['current']} current, "
+        out.print(f"[bold]{e['total']}[/bold] {'entry' if e['total'] == 1 else 'entries'} "
+                  f"({e['current']} current, "
                   f"{e['replaced']} replaced) in ", cell(data["log"]), sep="")
         types = Table(title="By type", header_style="bold")
         types.add_column("type")
         types.add_column("entries", justify="right")
         types.add_column("open tasks" if e["openTasks"] else "", justify="right")
-        for kind, count in e["byType"].items():
-            types.add_row(cell(kind), str(count), str(e["openTasks"]) if kind == "task" else "")
+        for kind, n in e["byType"].items():
+            types.add_row(cell(kind), str(n), str(e["openTasks"]) if kind == "task" else "")
         out.print(types)
         if e["bySubject"]:
             subjects = Table(title="By subject", header_style="bold")
             subjects.add_column("subject", style="cyan")
             subjects.add_column("entries", justify="right")
-            for slug, count in e["bySubject"].items():
-                subjects.add_row(cell(slug), str(count))
+            for slug, n in e["bySubject"].items():
+                subjects.add_row(cell(slug), str(n))
             out.print(subjects)
         s, t = data["sessions"], data["tokens"]
         out.print(f"Sessions: {s['extracted']} extracted, {s['failed']} failed "
@@ -48,15 +50,16 @@ def register(app: typer.Typer) -> None:
             now_found = (f"a key is found now ({wait['keyFound']})" if wait["keyFound"]
                          else "no Anthropic key found")
             out.print(f"[bold yellow]Waiting for a model key:[/bold yellow] "
-                      f"{wait['sessions']} session(s) not extracted since ",
+                      f"{count(wait['sessions'], 'session')} not extracted since ",
                       cell(wait["since"] or "?"), f" ({now_found}); fix: ", cell(wait["fix"]),
                       sep="")
         if data["history"]["installedAt"]:
             h = data["history"]
             out.print(f"History: conversations before the install ({h['installedAt']}) wait "
-                      f"for `zettelclaw import`; {h['importedSessions']} session(s) imported; "
+                      f"for `zettelclaw import`; {count(h['importedSessions'], 'session')} "
+                  "imported; "
                       "`zettelclaw import --dry-run` lists what is left")
         out.print(f"Tokens: {t['input']:,} input, {t['output']:,} output, "
                   f"{t['cacheRead']:,} cache read, {t['cacheCreation']:,} cache write "
-                  f"over {t.get('extractions', 0)} extraction(s) and "
-                  f"{t.get('briefings', 0)} briefing contradiction check(s)")
+                  f"over {count(t.get('extractions', 0), 'extraction')} and "
+                  f"{count(t.get('briefings', 0), 'briefing contradiction check')}")

@@ -35,7 +35,8 @@ def register(app: typer.Typer) -> None:
         """Find and extract every session in both OpenClaw layouts that needs it.
 
         A progress bar on a terminal; one summary line at the end (sessions extracted,
-        skipped, failed; entries; tokens). --json prints the summary as JSON.
+        skipped, failed; entries; tokens). --json prints the summary as JSON. No OpenClaw
+        state directory: an error, exit 1; an --agent OpenClaw does not know: exit 2.
         """
         from ..render import emit_json
         from ..sweep import sweep as run_sweep

@@ -140,6 +140,7 @@ export function fakeApi({ pluginConfig = {}, version = "2026.9", builtins, state
     hooks: {},
     hookOptions: {},
     toolFactories: [],
+    cliRegistrars: [],
     warnings: [],
     logger: {
       info() {},
@@ -161,6 +162,9 @@ export function fakeApi({ pluginConfig = {}, version = "2026.9", builtins, state
     registerHook() {
       throw new Error("typed hooks go through api.on");
     },
+    registerCli(registrar, opts) {
+      api.cliRegistrars.push({ registrar, opts });
+    },
   };
   if (version === "2026.2") {
     api.builtinCalls = [];
@@ -177,6 +181,26 @@ export function fakeApi({ pluginConfig = {}, version = "2026.9", builtins, state
     };
   }
   return api;
+}
+
+/**
+ * A stand-in for the Commander program OpenClaw hands a CLI registrar: records each command's
+ * chained settings and its action (`program.commands[name]`).
+ */
+export function fakeProgram() {
+  const program = { commands: {} };
+  program.command = (name) => {
+    const cmd = { name, settings: {}, action: null };
+    const chain = new Proxy(cmd, {
+      get(target, key) {
+        if (key === "action") return (fn) => { target.action = fn; return chain; };
+        return (...args) => { target.settings[key] = args; return chain; };
+      },
+    });
+    program.commands[name] = cmd;
+    return chain;
+  };
+  return program;
 }
 
 /** The tools the api's registered factory makes for a tool context. */

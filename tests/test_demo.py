@@ -1,0 +1,63 @@
+"""`make demo` shows the main job (a transcript, extract, brief, handoff, search) without a
+key or the network, and leaves its result in the folder it names."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "examples" / "demo.py"
+
+
+def _demo_module():
+    spec = importlib.util.spec_from_file_location("zettelclaw_demo", DEMO)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_demo_goes_from_a_transcript_to_the_briefing_and_keeps_the_result(tmp_path):
+    out = tmp_path / "demo"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ANTHROPIC_", "OPENCLAW_", "ZETTELCLAW_"))}
+    proc = subprocess.run([sys.executable, str(DEMO), "--out", str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    said = proc.stdout
+    assert "REPLAYING recorded model output" in said
+    steps = ["$ zettelclaw get session:", "$ zettelclaw extract --session-id", "$ zettelclaw brief",
+             "$ zettelclaw handoff", "$ zettelclaw search"]
+    at = [said.index(step) for step in steps]
+    assert at == sorted(at), "in the order of the job"
+    assert '{"type": "session", "version": 4' in said  # the transcript as OpenClaw stored it
+    assert f"The result stays in {out}" in said
+
+    # the result is there to look at: the log, MEMORY.md with the briefing
+    log = [json.loads(line) for line in
+           (out / "openclaw" / "zettelclaw" / "log.jsonl").read_text().splitlines()]
+    shown = _demo_module().SHOWN
+    assert any(e["session"] == shown and e["type"] == "handoff" for e in log)
+    memory = (out / "openclaw" / "workspace" / "MEMORY.md").read_text()
+    assert "## Active" in memory.split("<!-- BEGIN GENERATED BRIEFING -->")[1]
+
+
+def test_a_second_run_replaces_only_a_folder_the_demo_made(tmp_path):
+    demo = _demo_module()
+    made = demo.fresh_folder(tmp_path / "demo")
+    (made / "old-result.txt").write_text("from the last run\n")
+    again = demo.fresh_folder(tmp_path / "demo")
+    assert sorted(p.name for p in again.iterdir()) == [demo.MARK]
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me\n")
+    with pytest.raises(SystemExit, match="not a demo folder"):
+        demo.fresh_folder(mine)
+    assert (mine / "notes.txt").read_text() == "keep me\n"
