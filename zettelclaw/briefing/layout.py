@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..counts import count
 from .sections import RECENT_DAYS, Snapshot
 
 SECTIONS = (  # key, heading, what an item is (for the "not shown" line)
@@ -86,7 +87,7 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
         for key, _, noun in SECTIONS:
             if key in dropped:
                 hint = hints.get(key)
-                parts.append(f"{dropped[key]} {noun}" + (f" (`{hint}`)" if hint else ""))
+                parts.append(count(dropped[key], noun) + (f" (`{hint}`)" if hint else ""))
         if out:
             out.append("")
         out.append(f"Not shown ({max_lines}-line limit): " + ", ".join(parts) + ".")
