@@ -384,33 +384,49 @@ def test_an_append_interrupted_by_a_crash_is_finished_without_duplicates(
     assert state["pending"] == {} and state["extractedSessions"][SID]["entries"] == 2
 
 
+class held_extraction:  # noqa: N801  (used as `with held_extraction(fake, sid) as run:`)
+    """``zettelclaw extract`` as a real process whose model reply is held back inside the
+    ``with`` block (what the test does there happens while the call is pending); ``out``,
+    ``err`` and ``returncode`` once it finished."""
+
+    def __init__(self, fake, session: str, reply: str = GOOD_REPLY):
+        import threading
+
+        from tests.fake_anthropic import Reply
+
+        self.fake, self.session, self.gate = fake, session, threading.Event()
+        fake.default = None
+        fake.queue.append(Reply(text=reply, gate=self.gate))
+
+    def __enter__(self):
+        import time
+
+        exe = Path(sys.executable).parent / "zettelclaw"
+        self.proc = subprocess.Popen([str(exe), "extract", "--session-id", self.session],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=os.environ)
+        while not self.fake.message_requests and self.proc.poll() is None:
+            time.sleep(0.02)  # the call is now pending
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.gate.set()
+        self.out, self.err = self.proc.communicate(timeout=60)
+        self.returncode = self.proc.returncode
+
+
 def test_a_run_that_lost_its_claim_appends_nothing(fake_anthropic, auth_session, log_dir):
     """While the model answers, another process takes the session over (its claim in
     state.json): the first run must not append its entries too."""
     import socket
-    import threading
-    import time
 
-    from tests.fake_anthropic import Reply
-
-    gate = threading.Event()
-    fake_anthropic.default = None
-    fake_anthropic.queue.append(Reply(text=GOOD_REPLY, gate=gate))
-    exe = Path(sys.executable).parent / "zettelclaw"
-    proc = subprocess.Popen([str(exe), "extract", "--session-id", SID],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
-    try:
-        while not fake_anthropic.message_requests and proc.poll() is None:
-            time.sleep(0.02)
+    with held_extraction(fake_anthropic, SID) as run:
         state = read_state(log_dir)
         state["claims"][SID] = {"token": "the-other-process", "pid": os.getpid(),
                                 "host": socket.gethostname(),
                                 "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
         (log_dir / "state.json").write_text(json.dumps(state))
-    finally:
-        gate.set()
-        out, err = proc.communicate(timeout=60)
-    assert b"lost the claim on session" in err
+    assert b"lost the claim on session" in run.err
     assert read_log(log_dir) == []
     assert read_state(log_dir)["claims"][SID]["token"] == "the-other-process"
 

@@ -7,19 +7,13 @@ is held back until the test has renamed (or removed) a subject with a second pro
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 import orjson
 import pytest
 
 from tests.conftest import run_zettelclaw, write_log
-from tests.fake_anthropic import Reply
-from tests.test_extract import AUTH_TURNS, GOOD_REPLY, SID, START
+from tests.test_extract import AUTH_TURNS, SID, START, held_extraction
 
 
 @pytest.fixture
@@ -39,21 +33,10 @@ def subjects_in_log(log_dir: Path) -> set[str]:
 
 def extract_while(fake, session: str, *commands: tuple[str, ...]) -> list:
     """Start an extraction, run ``commands`` while its model call is pending, let it finish."""
-    gate = threading.Event()
-    fake.default = None
-    fake.queue.append(Reply(text=GOOD_REPLY, gate=gate))
-    exe = Path(sys.executable).parent / "zettelclaw"
-    proc = subprocess.Popen([str(exe), "extract", "--session-id", session],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
-    try:
-        while not fake.message_requests and proc.poll() is None:  # the call is now pending
-            time.sleep(0.02)
+    with held_extraction(fake, session) as run:
         done = [run_zettelclaw(*command) for command in commands]
-    finally:
-        gate.set()
-        out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
-    assert b"appended 4 entries" in err
+    assert run.returncode == 0, run.err
+    assert b"appended 4 entries" in run.err
     return done
 
 
