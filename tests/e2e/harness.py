@@ -159,13 +159,34 @@ class OpenClawHome:
             self.gateway = None
 
     def cleanup(self) -> None:
-        """Kill the gateway and what it started (its own process group) if a test left it."""
+        """Kill the gateway and what it started (its own process group) if a test left it,
+        and every other process still running in this HOME: a gateway 2026.2 re-executed
+        for a config change, or a detached extraction, is in no group of ours."""
         if self.gateway is not None and self.gateway.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.gateway.pid, signal.SIGKILL)
             self.gateway.wait(10)
         self.gateway = None
+        for pid in self._stragglers():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         self.log_entries()  # the log is still true at the end (one line per id)
+
+    def _stragglers(self) -> list[int]:
+        """The processes whose environment has this test's HOME (Linux: /proc)."""
+        mark = b"\0HOME=" + os.fsencode(self.home) + b"\0"
+        found = []
+        for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+            if not name.isdigit() or int(name) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{name}/environ", "rb") as fh:
+                    environ = b"\0" + fh.read()
+            except OSError:
+                continue
+            if mark in environ:
+                found.append(int(name))
+        return found
 
     # ---- zettelclaw's files
 
