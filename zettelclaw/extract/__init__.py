@@ -51,7 +51,9 @@ corrections included), :mod:`.cursor` (cursors, what lies beyond one, a conversa
 :mod:`.claim` (the cross-process claim), :mod:`.bookkeeping` (state.json: commit, pending,
 failures, waiting for a key), :mod:`.plan` (which conversations to extract now),
 :mod:`.framing` (data kept from breaking out of its tags), :mod:`.options` (the plugin config's
-``extraction``), :mod:`.result` (:class:`Result`) and :mod:`.extractor` (:class:`Extractor`).
+``extraction``), :mod:`.result` (:class:`Result`), :mod:`.extractor` (:class:`Extractor`: the
+prompt and the chunked model calls) and :mod:`.session` (one session's steps: claim, recover,
+plan, extract each, commit, report).
 """
 
 from __future__ import annotations
