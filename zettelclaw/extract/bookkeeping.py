@@ -1,0 +1,185 @@
+"""A session's progress in ``state.json``, every write under the directory lock (§4.1.1).
+
+* ``extractedSessions[sessionId]``: the cursor, counts and tokens (an import's in ``imported``);
+  ``held``: sweep left an open conversation to settle;
+* ``pending[sessionId]``: the entries about to be appended, written before the append and
+  cleared after it, so a process killed in between is finished by the next run;
+* ``failedSessions[sessionId]``: redacted error and retry count;
+* ``waitingForKey``: sessions that met no model key;
+* ``usage``: token totals across all extractions.
+
+:func:`commit` and :func:`finish_pending` each check the claim, append and finalize in ONE hold
+of the lock: no other process comes in between (two holds appended a conversation twice).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import paths
+from ..clock import format_ts, now
+from ..errors import ZettelclawError
+from ..model import Usage
+from ..redact import redact
+from .claim import _check_claim, _drop_claim, claim_is_live
+
+
+def commit(session_id: str, token: str, entries: list[dict], cursor: dict,
+           usage: Usage, *, agent=None, key=None, reason=None,
+           release: bool = False, held: bool = False, history: bool = False) -> None:
+    """Append one conversation's entries and move the session's cursor past it, in one hold
+    of the directory lock: the claim is checked, ``pending`` written (what a run killed
+    mid-way leaves for the next to finish), the lines appended and the cursor moved with
+    no other process in between. No one sees ``pending`` without being able to see its
+    lines, and a run that lost its claim appends nothing."""
+    from ..fsutil import dir_lock
+    from ..log import Log
+    from ..state import State
+    from ..subjects import append_entries
+
+    record = {"token": token, "entries": entries, "cursor": cursor,
+              "tokens": usage.as_dict(), "agent": agent, "key": key, "reason": reason}
+    if held:
+        record["held"] = True
+    if history:  # an import: its own cursor (zettelclaw.history)
+        record["history"] = True
+    with dir_lock(paths.log_dir()):
+        state = State.load()
+        _check_claim(state, session_id, token)
+        if entries:
+            state.section("pending")[session_id] = record
+            state.save()
+            # renames/removals since the registry was read apply here, under the lock
+            append_entries(entries, Log(), locked=True)
+        _finalize(state, session_id, record)
+        if release:
+            _drop_claim(state, session_id, token)
+        state.save()
+
+def finish_pending(session_id: str, token: str, pending: dict) -> list[dict]:
+    """A run killed between writing ``pending`` and finalizing: append what is missing,
+    in the same hold of the lock as the look for what is there."""
+    from ..fsutil import dir_lock
+    from ..log import Log
+    from ..state import State
+    from ..subjects import append_entries
+
+    entries = [e for e in pending.get("entries") or [] if isinstance(e, dict)]
+    log = Log(warn=False)
+    with dir_lock(paths.log_dir()):
+        state = State.load()
+        _check_claim(state, session_id, token)
+        present = log.holding({e.get("id") for e in entries}) if entries else set()
+        missing = [e for e in entries if e.get("id") not in present]
+        if missing:
+            append_entries(missing, log, locked=True)
+        _finalize(state, session_id, {**pending, "token": token})
+        state.save()
+    return missing
+
+def record_failure(session_id: str, token: str, error: str, *, agent=None,
+                   key=None, history: bool = False) -> tuple[int, bool]:
+    from ..state import transaction
+
+    with transaction() as state:
+        previous = state.failedSessions.get(session_id)
+        if previous and bool(previous.get("history")) != history:
+            previous = None
+        retries = _count(previous.get("retries")) + 1 if previous else 0
+        permanent = previous is not None
+        state.failedSessions[session_id] = {
+            "at": format_ts(now()), "error": error[:500], "retries": retries,
+            "permanent": permanent, "agent": agent, "key": key}
+        if history:  # the import retries it; the hooks and sweeps leave it alone
+            state.failedSessions[session_id]["history"] = True
+        _drop_claim(state, session_id, token)
+    return retries, permanent
+
+def remember(session_id: str, token: str, cursor: dict, *, agent=None,
+             key=None) -> None:
+    """A session found fully extracted by its log alone gets its record back."""
+    from ..state import transaction
+
+    with transaction() as state:
+        if session_id not in state.extractedSessions:
+            state.extractedSessions[session_id] = {
+                "at": format_ts(now()), "entries": 0, "segments": 0, "cursor": cursor,
+                "tokens": Usage().as_dict(), "agent": agent, "key": key}
+        clear_waiting(state, session_id)
+        _drop_claim(state, session_id, token)
+
+def release(session_id: str, token: str) -> None:
+    from ..state import transaction
+
+    try:
+        with transaction() as state:
+            _drop_claim(state, session_id, token)
+    except ZettelclawError as exc:  # never mask the real outcome
+        print(f"zettelclaw: could not release the claim on {session_id}: {redact(str(exc))}",
+              file=sys.stderr)
+
+def _transient(exc: Exception) -> bool:
+    from ..errors import LockTimeout
+
+    return isinstance(exc, LockTimeout)
+
+
+def _finalize(state, session_id: str, record: dict) -> None:
+    """Move a session's progress into extractedSessions (an import's into ``imported``);
+    clear pending and the failure of the same kind."""
+    usage = Usage.from_dict(record.get("tokens"))
+    history = bool(record.get("history"))
+    table = state.section("imported") if history else state.extractedSessions
+    previous = table.get(session_id) or {}
+    table[session_id] = {
+        "at": format_ts(now()),
+        "entries": _count(previous.get("entries")) + len(record.get("entries") or []),
+        "segments": _count(previous.get("segments")) + 1,
+        "cursor": record.get("cursor"),
+        "tokens": (Usage.from_dict(previous.get("tokens")) + usage).as_dict(),
+        "agent": record.get("agent") or previous.get("agent"),
+        "key": record.get("key") or previous.get("key"),
+    }
+    if record.get("reason") and not history:
+        table[session_id]["reason"] = record["reason"]
+    if record.get("held"):  # an open conversation was left to settle: not up to date yet
+        table[session_id]["held"] = True
+    state.section("pending").pop(session_id, None)
+    failed = state.failedSessions.get(session_id)
+    if failed is not None and bool(failed.get("history")) == history:
+        del state.failedSessions[session_id]
+    clear_waiting(state, session_id)
+    totals = state.section("usage")
+    summed = Usage.from_dict(totals) + usage
+    totals.update(summed.as_dict())
+    if usage.total:
+        totals["extractions"] = _count(totals.get("extractions")) + 1
+    state.prune()
+    claims = state.section("claims")
+    for sid in [s for s, c in claims.items() if not claim_is_live(c) and s != session_id]:
+        del claims[sid]
+
+
+def clear_waiting(state, session_id: str) -> None:
+    from ..state import clear_waiting as clear
+
+    clear(state, session_id)
+
+
+def record_waiting(sessions: dict[str, str | None]) -> None:
+    """No model key: these sessions wait for one (state.json ``waitingForKey``); a later run
+    with a key extracts them. Best effort: the missing key is the error the caller reports."""
+    from ..state import mark_waiting, transaction
+
+    try:
+        with transaction() as state:
+            mark_waiting(state, sessions, format_ts(now()))
+    except ZettelclawError as exc:
+        print(f"zettelclaw: could not record the sessions waiting for a key: "
+              f"{redact(str(exc))}", file=sys.stderr)
+
+
+def _count(value) -> int:
+    from ..state import count
+
+    return count(value)

@@ -1,0 +1,140 @@
+"""Turning parsed objects into entries: validated, redacted, at most one handoff; a proposed
+``replaces`` follows the correction rules (:mod:`zettelclaw.corrections`)."""
+
+from __future__ import annotations
+
+from ..clock import format_ts, now, parse_ts
+from ..counts import count
+from ..entries import TYPES, InvalidEntry, make_entry
+from ..redact import redact
+
+MAX_FIELD_CHARS = 4000
+_DONE_WORDS = frozenset({"done", "completed", "complete", "closed", "finished", "resolved"})
+
+
+def _text(value) -> str | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    if len(value) > MAX_FIELD_CHARS:
+        value = value[:MAX_FIELD_CHARS].rstrip() + " …"
+    return value or None
+
+
+def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
+                  agent: str | None = None,
+                  allow_handoff: bool = True, timestamp: str | None = None,
+                  resolution=None) -> tuple[list[dict], list[str], int]:
+    """Validated, redacted entries (model order, at most one handoff, last) + warnings +
+    how many objects were dropped.
+
+    With ``resolution`` (of the log as it stands) a proposed ``replaces`` follows the rules of
+    :mod:`zettelclaw.corrections`: an id already replaced is redirected to its chain's current
+    head (a warning says so), the correction inherits that head's subject (and a task's
+    status) when it gives none, and a ``replaces`` whose head is dated after this
+    conversation (``timestamp``) is dropped, the entry kept as a plain one: an older
+    conversation swept late does not overwrite what a newer one established.
+    """
+    from ..subjects import is_slug, slugify
+
+    stamp = timestamp or format_ts(now())
+    made_here: dict[str, dict] = {}  # replaced id -> the entry of this batch replacing it
+    entries: list[dict] = []
+    handoffs: list[dict] = []
+    warnings: list[str] = []
+    dropped = 0
+    for item in items:
+        kind = item.get("type")
+        kind = kind.strip().lower() if isinstance(kind, str) else None
+        if kind not in TYPES:
+            dropped += 1
+            warnings.append(f"dropped an entry of unknown type {str(item.get('type'))[:40]!r}")
+            continue
+        content = _text(item.get("content"))
+        if content is None:
+            dropped += 1
+            warnings.append(f"dropped a {kind} with no content")
+            continue
+        fields: dict = {"detail": _text(item.get("detail"))}
+        if kind == "task":
+            status = item.get("status")
+            status = status.strip().lower() if isinstance(status, str) else ""
+            fields["status"] = "done" if status in _DONE_WORDS else "open"
+        subject = item.get("subject")
+        if isinstance(subject, str) and subject.strip():
+            slug = slugify(subject)
+            # a secret named as the subject is dropped, not lower-cased into a slug
+            if is_slug(slug) and redact(slug) == slug and redact(subject) == subject:
+                fields["subject"] = slug
+        replaces = item.get("replaces")
+        if isinstance(replaces, str) and replaces.strip():
+            if replaces.strip() in known_ids:
+                fields["replaces"] = replaces.strip()
+            else:
+                warnings.append(f"dropped replaces={replaces.strip()[:40]!r}: no such entry")
+        if resolution is not None and fields.get("replaces"):
+            _correct(fields, kind, item, stamp, resolution, made_here, warnings)
+        try:
+            entry = make_entry(kind, content, session_id, timestamp=stamp, agent=agent,
+                               **fields)
+        except InvalidEntry as exc:
+            dropped += 1
+            warnings.append(f"dropped a {kind}: {exc}")
+            continue
+        if entry.get("replaces"):
+            made_here[entry["replaces"]] = entry
+        (handoffs if kind == "handoff" else entries).append(entry)
+    if handoffs and not allow_handoff:
+        warnings.append(f"dropped {count(len(handoffs), 'handoff')} from a part before "
+                        "the last")
+        dropped += len(handoffs)
+    elif len(handoffs) > 1:
+        warnings.append(f"kept the last of {len(handoffs)} handoffs")
+        dropped += len(handoffs) - 1
+    if handoffs and allow_handoff:
+        entries.append(handoffs[-1])
+    return entries, [redact(w) for w in warnings], dropped
+
+
+def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_here: dict,
+             warnings: list[str]) -> None:
+    """Apply the correction rules to ``fields["replaces"]`` (see :func:`build_entries`)."""
+    from ..corrections import inherit
+
+    target = fields["replaces"]
+    head = _batch_head(target, resolution, made_here)
+    if head is None:
+        return
+    if head["id"] != target:
+        warnings.append(f"replaces={target}: already replaced; correcting its current "
+                        f"version {head['id']} instead")
+        fields["replaces"] = head["id"]
+    given = item.get("status") if kind == "task" else None
+    subject, status = inherit(head, kind, fields.get("subject"),
+                              fields.get("status") if isinstance(given, str) and given.strip()
+                              else None)
+    fields["subject"] = subject
+    if kind == "task" and status is not None:
+        fields["status"] = status
+    head_time, this_time = parse_ts(head.get("timestamp")), parse_ts(stamp)
+    if head_time is not None and this_time is not None and head_time > this_time:
+        warnings.append(f"dropped replaces={fields['replaces']}: that entry is dated "
+                        f"{head.get('timestamp')}, after this conversation; kept as a new entry")
+        del fields["replaces"]
+
+
+def _batch_head(target: str, resolution, made_here: dict) -> dict | None:
+    """The current head of ``target``'s chain, counting this batch's own corrections."""
+    entry = resolution.by_id.get(target)
+    for _ in range(len(made_here) + len(resolution.by_id) + 1):  # ends any cycle
+        if entry is None:
+            return None
+        if entry["id"] in made_here:
+            entry = made_here[entry["id"]]
+        elif resolution.is_replaced(entry["id"]):
+            entry = resolution.latest(entry["id"])
+        else:
+            break
+    return entry

@@ -1,0 +1,198 @@
+"""The :class:`Extractor`: the prompt, the model client, the user turn, one conversation
+in chunked model calls (:meth:`Extractor.extract_segment`); a whole session
+(:meth:`Extractor.extract_session`) runs the steps of :mod:`.session`."""
+
+from __future__ import annotations
+
+import json
+
+from ..counts import count
+from ..model import Usage
+from . import bookkeeping
+from .build import build_entries
+from .cursor import segment_time
+from .framing import _frame
+from .options import _chunk_chars
+from .output import parse_output
+from .result import Result
+
+EXISTING_LIMIT = 150  # current entries shown to the model so it can write `replaces`
+EXISTING_CHARS = 20_000
+
+
+class Extractor:
+    """Holds the prompt and a model client (made on first use; shared by sweep's threads)."""
+
+    def __init__(self, client=None, *, chunk_chars: int | None = None):
+        self._client = client
+        self.chunk_chars = chunk_chars or _chunk_chars()
+        self._prompt: str | None = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            from ..model import Client
+
+            self._client = Client()
+        return self._client
+
+    @property
+    def prompt(self) -> str:
+        if self._prompt is None:
+            from ..resources import prompt
+
+            self._prompt = prompt("extraction")
+        return self._prompt
+
+    # -- context ---------------------------------------------------------------------------
+
+    @staticmethod
+    def subjects_context() -> str:
+        from ..subjects import Registry
+
+        lines = ["## Subjects", "Known subject slugs (use one when an entry is about it):"]
+        items = Registry.load().items()
+        if not items:
+            lines.append("(none yet)")
+        for slug, record in items:
+            record = record if isinstance(record, dict) else {}
+            lines.append(f"- {slug}: {record.get('display') or slug} "
+                         f"({record.get('type') or 'project'})")
+        return "\n".join(lines)
+
+    @staticmethod
+    def existing_context(current: list[dict]) -> str:
+        """The most recent current entries (no handoffs), so corrections can name an id."""
+        picked, size = [], 0
+        for entry in reversed(current):
+            if entry.get("type") == "handoff":
+                continue
+            line = json.dumps({k: entry[k] for k in ("id", "type", "subject", "content")
+                               if entry.get(k)}, ensure_ascii=False)
+            if size + len(line) > EXISTING_CHARS or len(picked) >= EXISTING_LIMIT:
+                break
+            picked.append(line)
+            size += len(line) + 1
+        return "\n".join(reversed(picked))
+
+    def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
+                  existing: str = "", earlier: list[dict] | None = None) -> str:
+        out = []
+        if existing:
+            out.append("Existing entries in the log (use their ids in `replaces` when this "
+                       "conversation corrects one):\n<existing_entries>\n"
+                       f"{_frame(existing)}\n</existing_entries>\n")
+        if parts > 1:
+            if earlier:
+                lines = "\n".join(json.dumps({k: e[k] for k in ("type", "content") if e.get(k)},
+                                             ensure_ascii=False) for e in earlier)
+                out.append("Entries already extracted from earlier parts of this conversation "
+                           f"(do not repeat them):\n<earlier_parts>\n{_frame(lines)}\n"
+                           "</earlier_parts>\n")
+            if part < parts:
+                out.append(f"This is part {part} of {parts} of one long conversation. Extract "
+                           "entries from this part only. Do NOT write a handoff entry: the "
+                           "handoff comes with the last part.\n")
+            else:
+                out.append(f"This is the last part ({part} of {parts}) of one long "
+                           "conversation. End with exactly one handoff entry describing where "
+                           "things stand at the end of the whole conversation.\n")
+        out.append(f"<transcript>\n{_frame(transcript)}\n</transcript>")
+        return "\n".join(out)
+
+    # -- one segment -----------------------------------------------------------------------
+
+    def extract_segment(self, segment, *, known_ids: set[str], existing: str = "",
+                        timestamp: str | None = None, resolution=None,
+                        agent: str | None = None,
+                        ) -> tuple[list[dict], Usage, list[str], int]:
+        """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
+        conversation's own time, :func:`segment_time`); ``resolution``: the log's replacement
+        map, for the correction rules of :func:`build_entries`. Raises ModelError."""
+        from ..transcripts import chunk_messages, render
+
+        chunks = chunk_messages(segment.messages, self.chunk_chars)
+        subjects = self.subjects_context()
+        stamp = timestamp or segment_time(segment)
+        usage = Usage()
+        entries: list[dict] = []
+        warnings: list[str] = []
+        skipped = 0
+        for number, chunk in enumerate(chunks, 1):
+            last = number == len(chunks)
+            user = self.user_turn(render(chunk), part=number, parts=len(chunks),
+                                  existing=existing, earlier=entries)
+            reply = self.client.complete(self.prompt, user, context=subjects)
+            usage = usage + reply.usage
+            if reply.stop_reason == "max_tokens":
+                warnings.append("the model's output was cut at max_tokens; "
+                                "its last line may be lost")
+            parsed = parse_output(reply.text)
+            made, notes, _ = build_entries(parsed.items, segment.session_id,
+                                           known_ids=known_ids, allow_handoff=last,
+                                           timestamp=stamp, resolution=resolution,
+                                           agent=agent)
+            entries.extend(made)
+            warnings.extend(notes)
+            skipped += parsed.skipped
+        if skipped:
+            warnings.append(f"skipped {count(skipped, 'line')} of model output that were "
+                            "not entries")
+        if not any(e["type"] == "handoff" for e in entries):
+            warnings.append("the model wrote no handoff for this conversation; none stored")
+        return entries, usage, warnings, skipped
+
+    # -- one session -----------------------------------------------------------------------
+
+    def extract_session(self, session_id: str, *, agent: str | None = None,
+                        session_key: str | None = None, messages=None,
+                        reason: str | None = None, dry_run: bool = False,
+                        retry_failed: bool = False, settle_seconds: float | None = None,
+                        open_before=None, wait_seconds: float | None = None,
+                        ref=None, history: bool = False, since=None,
+                        on_segment=None) -> Result:
+        """Extract what lies beyond the session's cursor. ``messages``: inline data (the
+        ``before_reset`` hook's); otherwise the transcript is found in either layout.
+        ``settle_seconds``: leave a still-open conversation alone until it has been quiet
+        that long (sweep); None extracts it (a hook saying the session ended).
+        ``open_before``: an open conversation whose last message is older than this (the
+        gateway's start: a crash or stop cut it off) is extracted however recent.
+        ``wait_seconds``: how long to wait for another process's claim on the session to end
+        before standing down (default :data:`CLAIM_WAIT_SECONDS`; 0: do not wait).
+
+        Once ``init`` recorded the moment of install, conversations that ended before it are
+        history (:mod:`zettelclaw.history`): stepped over here, left for ``history=True`` (the
+        import), which takes only them, ended at or after ``since`` when given, and keeps its
+        own cursor. The steps: claim, recover a killed run's append, plan, extract each
+        conversation and commit it, report (:mod:`.session`)."""
+        from .session import extract
+
+        return extract(self, session_id, agent=agent, session_key=session_key,
+                       messages=messages, reason=reason, dry_run=dry_run,
+                       retry_failed=retry_failed, settle_seconds=settle_seconds,
+                       open_before=open_before, wait_seconds=wait_seconds, ref=ref,
+                       history=history, since=since, on_segment=on_segment)
+
+    # -- state (:mod:`.bookkeeping`) ----------------------------------------------------------
+
+    def _commit(self, session_id: str, token: str, entries: list[dict], cursor: dict,
+                usage: Usage, **kwargs) -> None:
+        bookkeeping.commit(session_id, token, entries, cursor, usage, **kwargs)
+
+    def _finish_pending(self, session_id: str, token: str, pending: dict) -> list[dict]:
+        return bookkeeping.finish_pending(session_id, token, pending)
+
+    def _record_failure(self, session_id: str, token: str, error: str,
+                        **kwargs) -> tuple[int, bool]:
+        return bookkeeping.record_failure(session_id, token, error, **kwargs)
+
+    def _remember(self, session_id: str, token: str, cursor: dict, **kwargs) -> None:
+        bookkeeping.remember(session_id, token, cursor, **kwargs)
+
+    def _release(self, session_id: str, token: str) -> None:
+        bookkeeping.release(session_id, token)
+
+
+def extract_session(session_id: str, **kwargs) -> Result:
+    """Convenience: one session with a fresh :class:`Extractor`."""
+    return Extractor().extract_session(session_id, **kwargs)

@@ -1,0 +1,100 @@
+"""Which conversations of a session to extract now: beyond its cursor, after the install
+(or only before it, for the import), settled; and the log as it stood at a conversation's
+time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import paths
+from ..clock import now, parse_ts
+from .cursor import after_cursor, segment_time
+
+
+def _as_of(entries: list[dict], stamp: str) -> list[dict]:
+    """The log as it stood at ``stamp``: entries dated then or before (undated ones too)."""
+    moment = parse_ts(stamp)
+    out = []
+    for entry in entries:
+        when = parse_ts(entry.get("timestamp"))
+        if moment is None or when is None or when <= moment:
+            out.append(entry)
+    return out
+
+
+def _cut_off(segment, started) -> bool:
+    """An open conversation whose last message came before the gateway (re)started."""
+    if started is None or not segment.messages:
+        return False
+    last = parse_ts(segment.messages[-1].timestamp)
+    return last is not None and last < started
+
+
+def _quiet_for(segment, ref) -> float:
+    last = parse_ts(segment.messages[-1].timestamp) if segment.messages else None
+    if last is None and ref is not None:
+        last = ref.updated_at
+    if last is None:
+        return float("inf")
+    return (now() - last).total_seconds()
+
+
+@dataclass
+class Plan:
+    """What one run extracts of a session, and what it read to decide."""
+
+    todo: list  # the conversations to extract now, in order
+    segments: list  # every conversation the session holds
+    log_entries: list[dict]  # this agent's entries, as the log stands
+    cursor: dict | None
+    derived: bool  # no record in state.json: the cursor comes from the log's own entries
+    fresh: bool  # something lay beyond the cursor (before open conversations were held)
+    held: int  # open conversations left to settle
+    history: int  # conversations from before the install left for `zettelclaw import`
+
+
+def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, messages,
+         history: bool, since, settle_seconds: float | None, open_before) -> Plan:
+    """The session's conversations beyond ``cursor``: after the install (only before it for
+    ``history``, ended at or after ``since``); open ones quiet for ``settle_seconds`` (or cut
+    off by a gateway start, ``open_before``); the log of ``agent`` alone."""
+    from .. import transcripts
+    from ..history import is_history
+    from ..log import Log
+
+    # this agent's entries only: another agent's memory is not shown to the model, and
+    # cannot be corrected from here
+    default = paths.default_agent()
+    log_entries = [e for e in Log(warn=False).entries()
+                   if paths.entry_agent(e, default) == agent]
+    derived = False
+    if not cursor and not history:  # no record (never extracted, or pruned after
+        # 30 days): the log
+        stamps = [e["timestamp"] for e in log_entries  # knows how far it got: its
+                  if e.get("session") == session_id  # entries carry the time of
+                  and isinstance(e.get("timestamp"), str)]  # their conversation
+        cursor = {"time": max(stamps)} if stamps else None
+        derived = cursor is not None
+    if messages is not None:
+        segments = transcripts.segments_from_messages(messages, session_id)
+    else:
+        segments = transcripts.read_segments(ref)
+    todo = after_cursor(segments, cursor)
+    left_for_import = 0
+    if installed is not None:
+        old = [s for s in todo if is_history(s, installed, ref)]
+        if history:
+            todo = [s for s in old if since is None or parse_ts(segment_time(s, ref))
+                    >= since or not s.has_user]
+        else:
+            todo = [s for s in todo if not is_history(s, installed, ref)]
+            left_for_import = sum(1 for s in old if s.has_user)
+    fresh = bool(todo)
+    held = 0
+    if settle_seconds is not None:
+        start = parse_ts(open_before) if isinstance(open_before, str) else open_before
+        kept = [s for s in todo if s.closed or _quiet_for(s, ref) >= settle_seconds
+                or _cut_off(s, start)]
+        held = len(todo) - len(kept)
+        todo = kept
+    return Plan(todo, segments, log_entries, cursor, derived, fresh, held, left_for_import)
