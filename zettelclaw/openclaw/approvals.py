@@ -48,4 +48,3 @@ def exec_allowed(agent: str, exe: str) -> bool:
             if pattern and (pattern == target or fnmatch.fnmatchcase(target, pattern)):
                 return True
     return False
-

@@ -17,7 +17,6 @@ class OpenClawError(ZettelclawError):
     """An ``openclaw`` command failed."""
 
 
-
 def _parse_version(text: str) -> tuple[int, ...] | None:
     match = re.search(r"(\d{4})\.(\d+)\.(\d+)", text)
     return tuple(int(x) for x in match.groups()) if match else None
@@ -88,4 +87,3 @@ def _tail(proc: subprocess.CompletedProcess) -> str:
     text = "\n".join(x for x in (proc.stderr.strip(), proc.stdout.strip()) if x)
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("    at ")]
     return " | ".join(lines[-3:]) or f"exit code {proc.returncode}"
-

@@ -43,7 +43,6 @@ def zettelclaw_executable() -> str:
     return "zettelclaw"
 
 
-
 def _plugin_dir() -> Path:
     """The plugin folder to link (``$ZETTELCLAW_PLUGIN_DIR`` for a working copy)."""
     env = os.environ.get("ZETTELCLAW_PLUGIN_DIR")
@@ -62,4 +61,3 @@ def _skill_src() -> Path:
     from ..resources import skill_dir
 
     return skill_dir() / "SKILL.md"
-

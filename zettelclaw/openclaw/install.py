@@ -135,7 +135,6 @@ class InstallSteps:
         ])
         report.add(Step(what, manual=todo))
 
-
     def _plan_memory_core_jobs(self, report: Report) -> None:
         """A dreaming job memory-core scheduled before it was disabled stays in the gateway's
         cron store (a disabled plugin reconciles nothing) and would still fire at night: remove
@@ -145,6 +144,8 @@ class InstallSteps:
             report.add(Step(f"remove memory-core's job {job.get('name')!r} (it rewrites MEMORY.md "
                             f"and calls the model): openclaw cron rm {job_id}",
                             apply=lambda j=job_id: self.cli.run("cron", "rm", j)))
+
+    # ---- 2026.2: the nightly agent turn runs `zettelclaw brief` with its exec tool
 
     def _plan_exec_approval(self, report: Report) -> None:
         if self.modern:
@@ -172,6 +173,8 @@ class InstallSteps:
         ensure_private_dir(record_path.parent)
         atomic_write(record_path, json.dumps(record, indent=2) + "\n")
 
+    # ---- what init replaced, for --undo
+
     def _remember(self, config: dict, todo: dict[str, Any]) -> None:
         record_path = paths.log_dir() / UNDO_FILE
         record = _load_record(record_path)
@@ -183,7 +186,6 @@ class InstallSteps:
         record["pluginDir"] = str(self.plugin_dir)
         ensure_private_dir(record_path.parent)
         atomic_write(record_path, json.dumps(record, indent=2) + "\n")
-
 
 
 def _mode(path: Path) -> int:
@@ -208,4 +210,3 @@ def _install_skill(source: Path, dest: Path) -> None:
         raise ZettelclawError(f"the skill {source} is missing from this install")
     dest.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(dest, source.read_bytes(), mode=0o644)
-

@@ -111,7 +111,6 @@ class Installer(InstallSteps, UndoSteps):
         return [j for j in (self.cron_jobs() or []) if isinstance(j, dict) and str(
             j.get("declarationKey", "")).startswith(MEMORY_CORE_JOB_PREFIX)]
 
-
     # ---- 2026.2: the nightly agent turn runs `zettelclaw brief` with its exec tool
 
     def approval_agent(self) -> str:
@@ -158,4 +157,3 @@ class Installer(InstallSteps, UndoSteps):
                       if os.path.realpath(os.path.expanduser(str(p))) != target]
         self._edit_file({"plugins.load.paths": load_paths,
                          f"plugins.entries.{PLUGIN_ID}": _MISSING})
-

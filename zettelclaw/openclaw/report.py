@@ -34,11 +34,11 @@ class Report:
         self.steps.append(step)
         return step
 
+
 def apply(report: Report) -> None:
     for step in report.steps:
         if not step.done and not step.manual and step.apply is not None:
             step.apply()
-
 
 
 def _nothing() -> None:

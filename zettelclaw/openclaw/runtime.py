@@ -75,4 +75,3 @@ def plugin_runtime_check(cli: OpenClawCLI) -> Check:
         return Check(name, "fail", detail, fix)
     return Check(name, "ok", f"{len(PLUGIN_HOOKS)} hooks and {len(PLUGIN_TOOLS)} tools "
                              "registered")
-

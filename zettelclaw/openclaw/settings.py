@@ -31,7 +31,6 @@ def plugin_defaults(timezone: str) -> dict[str, Any]:
     }
 
 
-
 def desired_settings(cli: OpenClawCLI | None, config: dict, *,
                      version: tuple[int, ...] | None, timezone: str) -> dict[str, Any]:
     """Every config path init sets, with its value (plugin config: only the missing keys)."""
@@ -60,4 +59,3 @@ SETTING_WHY = {
         "memory-core loaded beside zettelclaw registers memory_search/memory_get too and "
         "schedules its dreaming job, which rewrites MEMORY.md"),
 }
-

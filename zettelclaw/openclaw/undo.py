@@ -142,4 +142,3 @@ def _remove_skill(dest: Path) -> None:
         dest.parent.rmdir()
     except OSError:
         pass
-
