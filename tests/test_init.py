@@ -17,6 +17,7 @@ import json5
 import pytest
 
 import zettelclaw.openclaw as oc
+from zettelclaw.openclaw import installer as oc_installer
 
 FAKE = Path(__file__).with_name("fake_openclaw.py")
 SKILL_TEXT = "---\nname: zettelclaw\ndescription: memory\n---\n# Zettelclaw memory\n"
@@ -31,8 +32,8 @@ def shipped(tmp_path, monkeypatch):
     skill = tmp_path / "pkg" / "skill" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text(SKILL_TEXT)
-    monkeypatch.setattr(oc, "_plugin_dir", lambda: plugin)
-    monkeypatch.setattr(oc, "_skill_src", lambda: skill)
+    monkeypatch.setattr(oc_installer, "_plugin_dir", lambda: plugin)
+    monkeypatch.setattr(oc_installer, "_skill_src", lambda: skill)
     return {"plugin": plugin, "skill": skill}
 
 

@@ -1,0 +1,288 @@
+"""``zettelclaw doctor``'s checks: OpenClaw's CLI, the log directory, the plugin, the settings,
+the skill, MEMORY.md (markers and size), the nightly job, memory-core's dreaming, the exec
+approval (2026.2), the executable on PATH, the model key and failed extractions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+from pathlib import Path
+
+from .. import paths
+from ..briefing import (  # MEMORY.md's markers live with the briefing
+    BEGIN_MARKER,
+    END_MARKER,
+    generated_block,
+    markers_state,
+)
+from ..errors import ZettelclawError
+from .approvals import exec_allowed, exec_approvals_path
+from .cli import OpenClawCLI, OpenClawError
+from .config import _MISSING, _tilde, dig
+from .host import zettelclaw_executable
+from .install import _mode
+from .installer import Installer
+from .report import Check
+from .runtime import plugin_runtime_check
+from .settings import BRIEFING_JOB, PLUGIN_ID, SETTING_WHY, SLOT_KEY, desired_settings
+
+# OpenClaw's bootstrap limits when the config sets none (per file / all files, characters)
+BOOTSTRAP_MAX_CHARS = 20_000
+BOOTSTRAP_TOTAL_MAX_CHARS = {"2026.2": 150_000, "default": 60_000}
+BRIEFING_MAX_LINES = 80
+RERUN = "run `zettelclaw init`"
+
+
+def doctor(cli: OpenClawCLI | None) -> list[Check]:
+    checks: list[Check] = []
+    openclaw, cli = _openclaw_check(cli)
+    checks.append(openclaw)
+    inst = Installer(cli)
+    checks.append(_log_dir_check())
+    checks.extend(_plugin_checks(inst, cli))
+    checks.extend(_settings_checks(inst, cli))
+    checks.append(_skill_check(inst))
+    memory = paths.memory_md_path()
+    checks.append(_markers_check(memory))
+    checks.extend(_briefing_size(inst, memory))
+    checks.append(_briefing_job_check(inst))
+    checks.extend(_dreaming_checks(inst))
+    if not inst.modern:
+        checks.append(_exec_approval_check(inst))
+    checks.extend(_on_path_checks(inst.config))
+    checks.extend(model_key_checks())
+    checks.extend(_extraction_checks())
+    return checks
+
+
+def _openclaw_check(cli: OpenClawCLI | None) -> tuple[Check, OpenClawCLI | None]:
+    """The CLI and its version; the CLI is dropped (None) when it cannot say its version."""
+    if cli is None:
+        return Check("openclaw", "warn", "no `openclaw` CLI found (PATH, $OPENCLAW_BIN)",
+                     "install OpenClaw or pass --openclaw PATH; without it the config is only "
+                     "read, not validated, and the cron job cannot be checked"), None
+    try:
+        return Check("openclaw", "ok", f"{cli.path} (OpenClaw {cli.version_text})"), cli
+    except OpenClawError as exc:
+        return Check("openclaw", "fail", str(exc), "check the OpenClaw install"), None
+
+
+def _log_dir_check() -> Check:
+    directory = paths.log_dir()
+    if not directory.is_dir():
+        return Check("log directory", "fail", f"{directory} does not exist", RERUN)
+    bad = [p.name for p in (directory, paths.log_path(), paths.subjects_path(),
+                            paths.state_path())
+           if p.exists() and _mode(p) & 0o077]
+    missing = [p.name for p in (paths.log_path(), paths.subjects_path(), paths.state_path())
+               if not p.exists()]
+    if missing:
+        return Check("log directory", "fail", f"missing in {directory}: {', '.join(missing)}",
+                     RERUN)
+    if bad:
+        return Check("log directory", "warn", f"readable by others: {', '.join(bad)}",
+                     f"chmod 700 {directory} && chmod 600 {directory}/*.json*")
+    return Check("log directory", "ok", f"{directory} (private)")
+
+
+def _plugin_checks(inst: Installer, cli: OpenClawCLI | None) -> list[Check]:
+    out = []
+    if not (inst.plugin_dir / "openclaw.plugin.json").is_file():
+        out.append(Check("plugin files", "fail",
+                         f"{inst.plugin_dir}/openclaw.plugin.json is missing",
+                         "reinstall zettelclaw"))
+    if inst.plugin_linked():
+        out.append(Check("plugin installed", "ok", f"linked from {inst.plugin_dir}"))
+        if cli is not None:
+            out.append(plugin_runtime_check(cli))
+    else:
+        out.append(Check("plugin installed", "fail",
+                         f"{inst.plugin_dir} is not in plugins.load.paths", RERUN))
+    return out
+
+
+def _settings_checks(inst: Installer, cli: OpenClawCLI | None) -> list[Check]:
+    """Each setting init makes, as the config has it (the plugin's own config: any value)."""
+    out = []
+    wanted = desired_settings(cli, {}, version=inst.version, timezone=inst.tz())
+    for key, value in wanted.items():
+        if ".config." in key:
+            continue  # plugin config: any value the user chose is fine
+        current = dig(inst.config, key)
+        if current == value:
+            out.append(Check(key, "ok", json.dumps(value)))
+        else:
+            shown = "unset" if current is _MISSING else json.dumps(current)
+            why = f" ({SETTING_WHY[key]})" if key in SETTING_WHY else ""
+            out.append(Check(key, "fail", f"is {shown}, should be {json.dumps(value)}{why}",
+                             f"openclaw config set {key} {shlex.quote(json.dumps(value))} "
+                             f"(or {RERUN})"))
+    return out
+
+
+def _skill_check(inst: Installer) -> Check:
+    dest, source = inst.skill_dest(), inst.skill_src
+    if not dest.is_file():
+        return Check("skill", "fail", f"{dest} is missing", RERUN)
+    if source.is_file() and dest.read_bytes() != source.read_bytes():
+        return Check("skill", "warn", f"{dest} differs from this version's SKILL.md", RERUN)
+    return Check("skill", "ok", str(dest))
+
+
+def _markers_check(memory: Path) -> Check:
+    state = markers_state(memory)
+    if state == "ok":
+        return Check("briefing markers", "ok", str(memory))
+    if state == "missing":
+        return Check("briefing markers", "fail", f"no briefing markers in {memory}", RERUN)
+    return Check("briefing markers", "fail", f"unmatched briefing markers in {memory}",
+                 f"keep one {BEGIN_MARKER} line before one {END_MARKER} line")
+
+
+def _briefing_job_check(inst: Installer) -> Check:
+    job = inst.find_briefing_job()
+    if isinstance(job, dict):
+        return Check("briefing job", "ok", f"{BRIEFING_JOB} ({_schedule_text(job)})")
+    if job is None:
+        return Check("briefing job", "fail", f"no cron job named {BRIEFING_JOB}", RERUN)
+    return Check("briefing job", "warn", "cannot ask the gateway (is it running?)",
+                 "start the gateway and run `zettelclaw doctor` again")
+
+
+def _dreaming_checks(inst: Installer) -> list[Check]:
+    """memory-core's dreaming job, still scheduled while zettelclaw holds the memory slot."""
+    dreaming = [j for j in inst.memory_core_jobs() if j.get("enabled") is not False]
+    if not (dreaming and dig(inst.config, SLOT_KEY) == PLUGIN_ID):
+        return []
+    job_id = dreaming[0].get("id") or dreaming[0].get("jobId")
+    return [Check("memory-core dreaming", "fail",
+                  f"memory-core's job {dreaming[0].get('name')!r} is still scheduled; it calls "
+                  "the model at night and rewrites MEMORY.md, where the briefing lives",
+                  f"openclaw cron rm {job_id} (or {RERUN} with the gateway running)")]
+
+
+def _on_path_checks(config: dict) -> list[Check]:
+    """The plugin runs `zettelclaw` from PATH unless its config names the command."""
+    if shutil.which("zettelclaw") is not None:
+        return []
+    configured = dig(config, f"plugins.entries.{PLUGIN_ID}.config.command")
+    if isinstance(configured, str) and os.path.exists(configured):
+        return []
+    return [Check("zettelclaw on PATH", "warn", "the plugin runs `zettelclaw` from PATH "
+                  "and it is not there", f"openclaw config set plugins.entries.{PLUGIN_ID}"
+                  f".config.command {shlex.quote(zettelclaw_executable())}")]
+
+
+def _extraction_checks() -> list[Check]:
+    try:
+        from ..state import State
+
+        failed = State.load().failedSessions
+        if failed:
+            return [_failed_sessions_check(failed)]
+    except ZettelclawError as exc:
+        return [Check("extraction", "fail", str(exc), None)]
+    return []
+
+
+def _failed_sessions_check(failed: dict) -> Check:
+    """Sessions whose extraction failed, and what tries them again: `zettelclaw import` for
+    conversations from before the install (its failures are marked ``history``), `sweep
+    --retry-failed` for the others."""
+    from ..counts import count
+
+    imported = sum(1 for record in failed.values()
+                   if isinstance(record, dict) and record.get("history"))
+    hooks = len(failed) - imported
+    parts = []
+    if hooks:
+        parts.append(f"{count(hooks, 'session')} failed to extract")
+    if imported:
+        parts.append(f"{count(imported, 'session')} of the history failed to import")
+    if hooks and imported:
+        fix = "zettelclaw sweep --retry-failed (the sessions), zettelclaw import (the history)"
+    else:
+        fix = "zettelclaw import" if imported else "zettelclaw sweep --retry-failed"
+    return Check("extraction", "warn", "; ".join(parts), fix)
+
+
+def _exec_approval_check(inst: Installer) -> Check:
+    """2026.2: the briefing job is an agent turn whose exec call needs approval unless the
+    executable is allowlisted; with nobody to approve it at night, MEMORY.md is never written."""
+    exe = zettelclaw_executable()
+    agent = inst.approval_agent()
+    if exec_allowed(agent, exe):
+        return Check("nightly exec approval", "ok", f"agent {agent} may run {exe} unattended")
+    return Check("nightly exec approval", "fail",
+                 f"the briefing job's exec call of {exe} waits for an approval nobody gives at "
+                 f"night (not in {_tilde(exec_approvals_path())} for agent {agent})",
+                 f"openclaw approvals allowlist add --agent {shlex.quote(agent)} "
+                 f"{shlex.quote(exe)} (or run `zettelclaw init`)")
+
+
+def model_key_checks() -> list[Check]:
+    """Is a model key findable (where, never what), and do sessions wait for one?"""
+    from ..counts import count
+    from ..credentials import fix_text, lookup
+    from ..state import State, waiting
+
+    found = lookup()
+    try:
+        waits = waiting(State.load())
+    except ZettelclawError:
+        waits = {"sessions": 0}  # an unreadable state.json is the extraction check's to report
+    waiting_text = (f"; {count(waits['sessions'], 'session')} "
+                    f"wait{'s' if waits['sessions'] == 1 else ''} for it since {waits['since']}"
+                    if waits["sessions"] else "")
+    notes = "".join(f"; {note}" for note in found.notes[:2])
+    if found.credential is None:
+        return [Check("model key", "fail",
+                      f"no Anthropic key in the environment, OpenClaw's env file or its auth "
+                      f"store: extraction cannot run{waiting_text}{notes}", fix_text())]
+    out = [Check("model key", "ok", str(found.credential))]
+    if waits["sessions"]:
+        out.append(Check("waiting for a key", "warn",
+                         f"{count(waits['sessions'], 'session')} waiting for a model key since "
+                         f"{waits['since']}", "zettelclaw sweep"))
+    return out
+
+
+def _schedule_text(job: dict) -> str:
+    schedule = job.get("schedule")
+    if isinstance(schedule, dict):
+        return " ".join(str(schedule[k]) for k in ("expr", "tz") if schedule.get(k))
+    return str(schedule or "")
+
+
+def _briefing_size(inst: Installer, memory: Path) -> list[Check]:
+    try:
+        text = memory.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return []
+    config = inst.config
+    limit = dig(config, "agents.defaults.bootstrapMaxChars")
+    limit = limit if isinstance(limit, int) else BOOTSTRAP_MAX_CHARS
+    out = []
+    size = len(text)
+    if size > limit:
+        out.append(Check("MEMORY.md size", "fail",
+                         f"{size} characters; OpenClaw injects at most {limit} per bootstrap "
+                         f"file (agents.defaults.bootstrapMaxChars), the rest is cut",
+                         "shorten the manual part of MEMORY.md, lower briefing.maxLines, or "
+                         f"openclaw config set agents.defaults.bootstrapMaxChars {size + 2000}"))
+    elif size > limit * 0.8:
+        out.append(Check("MEMORY.md size", "warn", f"{size} of {limit} characters",
+                         "shorten the manual part of MEMORY.md before it gets cut"))
+    else:
+        out.append(Check("MEMORY.md size", "ok", f"{size} of {limit} characters"))
+    block = generated_block(text)
+    if block is not None:
+        max_lines = dig(config, f"plugins.entries.{PLUGIN_ID}.config.briefing.maxLines")
+        max_lines = max_lines if isinstance(max_lines, int) else BRIEFING_MAX_LINES
+        lines = len(block.splitlines()) if block else 0
+        status = "ok" if lines <= max_lines else "warn"
+        out.append(Check("briefing length", status, f"{lines} of {max_lines} lines",
+                         None if status == "ok" else "run `zettelclaw brief` to rewrite it"))
+    return out

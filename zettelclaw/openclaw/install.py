@@ -1,0 +1,212 @@
+"""init's steps, in the order it takes them: the log directory, the plugin and the settings, the
+skill, the MEMORY.md markers, the nightly briefing job, memory-core's leftover jobs and (2026.2)
+the exec approval; and the record of what init replaced, for ``--undo``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..briefing import add_markers, markers_state  # MEMORY.md's markers live with the briefing
+from ..errors import ZettelclawError
+from ..fsutil import FILE_MODE, atomic_write, ensure_private_dir
+from .approvals import exec_allowed
+from .cli import _join
+from .config import _MISSING, _load_record, _read_config, _tilde, dig
+from .host import zettelclaw_executable
+from .report import Report, Step, _nothing
+from .settings import BRIEFING_JOB, PLUGIN_ID, SLOT_KEY, UNDO_FILE, desired_settings
+
+
+class InstallSteps:
+    """init's steps, a part of :class:`~.installer.Installer` (whose state they use)."""
+
+    def plan_init(self) -> Report:
+        report = Report()
+        self._plan_log_dir(report)
+        self._plan_plugin_and_settings(report)
+        self._plan_skill(report)
+        self._plan_markers(report)
+        self._plan_cron(report)
+        self._plan_memory_core_jobs(report)
+        self._plan_exec_approval(report)
+        return report
+
+    def _plan_plugin_and_settings(self, report: Report) -> None:
+        if self.cli is not None and self.modern and not self.plugin_linked():
+            # 2026.9 hot-loads the plugin as soon as `plugins install` enables it: its
+            # conversation-access flag (and everything else but the slot, which needs the plugin
+            # known) goes in one write BEFORE that, so before_prompt_build is never blocked
+            self._plan_settings(report, skip=(SLOT_KEY,))
+            self._plan_plugin(report)
+            self._plan_settings(report, only=(SLOT_KEY,))  # `plugins install` sets it itself
+        else:
+            self._plan_plugin(report)
+            self._plan_settings(report)
+
+    def _plan_log_dir(self, report: Report) -> None:
+        directory = paths.log_dir()
+        report.add(Step(f"log directory {directory} (0700)",
+                        done=directory.is_dir() and _mode(directory) == 0o700,
+                        apply=lambda: (ensure_private_dir(directory),
+                                       os.chmod(directory, 0o700))))
+        for path, initial in ((paths.log_path(), ""), (paths.subjects_path(), "{}\n"),
+                              (paths.state_path(), _initial_state())):
+            report.add(Step(f"{path.name} in the log directory (0600)",
+                            done=path.is_file() and _mode(path) == FILE_MODE,
+                            apply=lambda p=path, body=initial: _ensure_file(p, body)))
+
+    def _plan_plugin(self, report: Report) -> None:
+        args = ["plugins", "install", "--link", str(self.plugin_dir)]
+        if self.modern:
+            args += ["--force", "--accept-capabilities"]
+        linked = self.plugin_linked()
+        enabled = dig(self.config, f"plugins.entries.{PLUGIN_ID}.enabled") is True
+        if self.cli:
+            report.add(Step(f"install the plugin: openclaw {_join(args)}",
+                            done=linked and enabled,
+                            apply=lambda: self.cli.run(*args)))
+        else:
+            report.add(Step(f"link the plugin {self.plugin_dir} (plugins.load.paths)",
+                            done=linked, apply=self._link_plugin_in_file))
+
+    def _plan_settings(self, report: Report, *, skip: tuple[str, ...] = (),
+                       only: tuple[str, ...] | None = None) -> None:
+        wanted = {k: v for k, v in desired_settings(self.cli, self.config, version=self.version,
+                                                    timezone=self.tz()).items()
+                  if k not in skip and (only is None or k in only)}
+        if not wanted:
+            return
+        pending = {k: v for k, v in wanted.items() if dig(self.config, k) != v}
+        for key, value in wanted.items():
+            report.add(Step(f"set {key} = {json.dumps(value)}", done=key not in pending))
+        first = True
+        for step in report.steps[-len(wanted):]:
+            if not step.done:  # the first pending step carries the one (batched) write
+                step.apply = (lambda: self._write_settings(pending)) if first else _nothing
+                first = False
+
+    def _write_settings(self, pending: dict[str, Any]) -> None:
+        config = _read_config()  # after the plugin install, which writes the file too
+        todo = {k: v for k, v in pending.items() if dig(config, k) != v}
+        self._remember(config, todo)
+        if not todo:
+            return
+        if self.cli is None:
+            self._edit_file(todo)
+        elif self.modern:
+            batch = [{"path": k, "value": v} for k, v in todo.items()]
+            self.cli.run("config", "set", "--batch-json", json.dumps(batch))
+        else:
+            for key, value in todo.items():
+                self.cli.run("config", "set", key, json.dumps(value), "--strict-json")
+
+    def _plan_skill(self, report: Report) -> None:
+        dest = self.skill_dest()
+        source = self.skill_src
+        current = source.is_file() and dest.is_file() and dest.read_bytes() == source.read_bytes()
+        report.add(Step(f"skill {_tilde(dest)} (a copy of {source})", done=current,
+                        apply=lambda: _install_skill(source, dest)))
+
+    def _plan_markers(self, report: Report) -> None:
+        memory = paths.memory_md_path()
+        report.add(Step(f"briefing markers in {memory}", done=markers_state(memory) == "ok",
+                        apply=lambda: add_markers(memory)))
+
+    def _plan_cron(self, report: Report) -> None:
+        what = f"nightly briefing job {BRIEFING_JOB} ({self.schedule}, {self.tz()})"
+        job = self.find_briefing_job()
+        if isinstance(job, dict):
+            report.add(Step(what, done=True))
+            return
+        if job is None:
+            args = self.cron_add_args()
+            report.add(Step(f"{what}: openclaw {_join(args)}", apply=lambda: self.cli.run(*args)))
+            return
+        todo = "\n".join([
+            "No gateway is running to register it with: start it and run `zettelclaw init` "
+            "again, or run",
+            "  openclaw " + _join(self.cron_add_args()),
+            "or add these lines to your crontab (crontab -e):",
+            *("  " + line for line in self.crontab_line().splitlines()),
+        ])
+        report.add(Step(what, manual=todo))
+
+    def _plan_memory_core_jobs(self, report: Report) -> None:
+        """A dreaming job memory-core scheduled before it was disabled stays in the gateway's
+        cron store (a disabled plugin reconciles nothing) and would still fire at night: remove
+        it. memory-core schedules it again itself when ``--undo`` enables it."""
+        for job in self.memory_core_jobs():
+            job_id = str(job.get("id") or job.get("jobId"))
+            report.add(Step(f"remove memory-core's job {job.get('name')!r} (it rewrites MEMORY.md "
+                            f"and calls the model): openclaw cron rm {job_id}",
+                            apply=lambda j=job_id: self.cli.run("cron", "rm", j)))
+
+    # ---- 2026.2: the nightly agent turn runs `zettelclaw brief` with its exec tool
+
+    def _plan_exec_approval(self, report: Report) -> None:
+        if self.modern:
+            return  # 2026.9 runs the job as a command, no agent turn, no exec approval
+        exe = zettelclaw_executable()
+        agent = self.approval_agent()
+        args = ["approvals", "allowlist", "add", "--agent", agent, exe]
+        what = (f"let the nightly job run {exe} without an approval prompt: "
+                f"openclaw {_join(args)}")
+        if exec_allowed(agent, exe):
+            report.add(Step(what, done=True))
+        elif self.cli is None:
+            report.add(Step(what, manual=f"run `openclaw {_join(args)}` once OpenClaw's CLI is "
+                                         "installed"))
+        else:
+            report.add(Step(what, apply=lambda: self._allow_exec(agent, exe, args)))
+
+    def _allow_exec(self, agent: str, exe: str, args: list[str]) -> None:
+        self.cli.run(*args)
+        record_path = paths.log_dir() / UNDO_FILE
+        record = _load_record(record_path)
+        added = record.setdefault("execAllowlist", [])
+        if {"agent": agent, "pattern": exe} not in added:
+            added.append({"agent": agent, "pattern": exe})
+        ensure_private_dir(record_path.parent)
+        atomic_write(record_path, json.dumps(record, indent=2) + "\n")
+
+    # ---- what init replaced, for --undo
+
+    def _remember(self, config: dict, todo: dict[str, Any]) -> None:
+        record_path = paths.log_dir() / UNDO_FILE
+        record = _load_record(record_path)
+        previous = record.setdefault("previous", {})
+        for key in todo:
+            if key not in previous:
+                value = dig(config, key)
+                previous[key] = {"absent": True} if value is _MISSING else {"value": value}
+        record["pluginDir"] = str(self.plugin_dir)
+        ensure_private_dir(record_path.parent)
+        atomic_write(record_path, json.dumps(record, indent=2) + "\n")
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def _initial_state() -> str:
+    return json.dumps({"version": 1, "extractedSessions": {}, "failedSessions": {}},
+                      indent=2) + "\n"
+
+
+def _ensure_file(path: Path, body: str) -> None:
+    ensure_private_dir(path.parent)
+    if path.exists():
+        os.chmod(path, FILE_MODE)
+    else:
+        atomic_write(path, body, mode=FILE_MODE)
+
+
+def _install_skill(source: Path, dest: Path) -> None:
+    if not source.is_file():
+        raise ZettelclawError(f"the skill {source} is missing from this install")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(dest, source.read_bytes(), mode=0o644)
