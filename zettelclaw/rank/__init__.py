@@ -92,6 +92,9 @@ from .sample import (
 )
 from .scans import SMALL_LOG, Started, scan_log, scan_python, scan_ripgrep, start_scan
 
+# heavier modules (orjson, subprocess, threading, mmap, heapq, pathlib, dataclasses) are
+# imported where they are used: `search` starts rg before it pays for them (see zettelclaw.hot)
+
 __all__ = [
     "COMMON_MIN_SEEN", "DAY_WINDOW", "DEFAULT_LIMIT", "EXACT_LIMIT", "FIELDS", "FORMS",
     "IRREGULAR", "K1", "LEMMAS", "LIGHT_JSON_BELOW", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS",

@@ -20,8 +20,6 @@ def idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-# -- collection statistics --------------------------------------------------------------------
-
 class Stats:
     """What BM25 needs to know about the whole collection."""
 

@@ -150,21 +150,14 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     size = os.path.getsize(path)
     planned = started is None and plan is not None and size > SMALL_LOG
     if planned:
-        scan.sample_df = dict.fromkeys(query_terms, 0)
-        scan.prefixes = tuple(prefixes_of(query_terms))
-        _estimate(path, size, scan)
-        streamed = plan(scan)
-        scan.df_estimate = {t: round(scan.sample_df[t] * scan.lines / max(scan.sampled, 1))
-                            for t in query_terms if t not in streamed}
-        if not streamed:
+        query_terms = _sample_first(path, size, scan, query_terms, plan)
+        if not query_terms:
             if meanwhile is not None:
                 meanwhile()
             return scan
-        query_terms = streamed
     procs = started.procs if started is not None else _spawn(rg, path, query_terms)
     if not procs:
         return None
-    wanted = set(query_terms)
     out: dict[str, bytes] = {}
 
     def drain():
@@ -177,19 +170,50 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
     # meanwhile, in this thread: N and the length sample (exact for a small log, estimated
     # from spread windows for a large one: no second full read of the file), then rg's matches
     # parsed as they stream in, while rg goes on on the other core
-    if planned:
-        pass  # sampled before rg started
-    elif size <= SMALL_LOG:
+    if not planned:  # (a planned scan sampled before rg started)
+        _sample_log(path, size, scan)
+    scan.tf = _read_matches(procs["terms"].stdout.fileno(), scan.offsets, set(query_terms))
+    reader.join()
+    for proc in procs.values():
+        proc.stdout.close()
+        if proc.wait() not in (0, 1):  # 1: nothing matched
+            return None
+    from ..resolve import StreamingResolution
+    from ..ripgrep import Named
+
+    scan.resolution = StreamingResolution(path, Named(out["replaces"]))
+    return scan
+
+
+def _sample_first(path, size: int, scan: Scan, query_terms: list[str], plan) -> list[str]:
+    """A large log's sample, taken before rg starts, with each query term's count in it; the
+    terms ``plan(scan)`` says rg streams (the others get their df estimated from the sample)."""
+    scan.sample_df = dict.fromkeys(query_terms, 0)
+    scan.prefixes = tuple(prefixes_of(query_terms))
+    _estimate(path, size, scan)
+    streamed = plan(scan)
+    scan.df_estimate = {t: round(scan.sample_df[t] * scan.lines / max(scan.sampled, 1))
+                        for t in query_terms if t not in streamed}
+    return streamed
+
+
+def _sample_log(path, size: int, scan: Scan) -> None:
+    """N and the field lengths: every line of a small log, spread windows of a large one."""
+    if size <= SMALL_LOG:
         loads = json_loads(size)
         for _, block in _blocks(path):
             scan.lines += _count_lines(block)
             _sample(block, scan, True, loads)
     else:
         _estimate(path, size, scan)
+
+
+def _read_matches(fd: int, offsets: dict, wanted: set[str]) -> dict[str, dict[bytes, int]]:
+    """rg's ``line:offset:word`` rows parsed as they stream in from ``fd``: per query term, the
+    line numbers holding it and how often; ``offsets`` gets a byte offset inside each line
+    (keys and offsets stay bytes until a line is read back)."""
     lines_of: dict[bytes, dict | None] = {}  # matched word -> its stem's line counts, or None
     tf: dict[str, dict[bytes, int]] = {}
-    offsets = scan.offsets  # keys and offsets stay bytes until a line is read back
-    fd = procs["terms"].stdout.fileno()
     findall, get_lines = _RG_TERM.findall, lines_of.get
     rest = b""
     while True:
@@ -207,17 +231,7 @@ def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
                 offsets[lineno] = offset
         if not chunk:
             break
-    scan.tf = tf
-    reader.join()
-    for proc in procs.values():
-        proc.stdout.close()
-        if proc.wait() not in (0, 1):  # 1: nothing matched
-            return None
-    from ..resolve import StreamingResolution
-    from ..ripgrep import Named
-
-    scan.resolution = StreamingResolution(path, Named(out["replaces"]))
-    return scan
+    return tf
 
 
 def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None,
