@@ -272,7 +272,7 @@ def sampled(log_dir, monkeypatch):
 def test_a_planned_scan_recalls_what_the_full_stream_recalls(sampled, cli, monkeypatch,
                                                              message):
     planned = cli("recall", "--json", "--", message)
-    monkeypatch.setattr(sampled.ranking, "plan_stream", lambda sample, terms, *rest: list(terms))
+    monkeypatch.setattr(sampled.plan, "plan_stream", lambda sample, terms, *rest: list(terms))
     full = cli("recall", "--json", "--", message)
     assert planned.exit_code == full.exit_code == 0
     assert planned.stdout == full.stdout

@@ -10,11 +10,15 @@ from ..clock import sort_key
 from ..log import is_entry, parse_line
 from .bm25 import K1, Stats, _counter, bm25f, field_counts
 from .english import analyze, prefixes_of
-from .memory import Chunk, memory_chunks, snippet
-from .plan import plan_stream
 from .rerank import RERANK_DEPTH, rerank
 from .sample import Scan, json_loads
 from .scans import Started, scan_log
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .memory import Chunk
+
+# .memory and .plan are imported when used: recall reads no memory file, search plans no scan
 
 DEFAULT_LIMIT = 20
 EXACT_LIMIT = 500            # at most this many candidates are read back and scored exactly
@@ -97,12 +101,16 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
 
     def read_chunks():  # the memory files are read while rg scans the log
         if include_memory and not has_filters(query):
+            from .memory import memory_chunks
+
             chunks.extend(memory_chunks())
 
     plan = None
     if min_units is not None:
+        from . import plan as planning
+
         def plan(sample: Scan) -> list[str]:
-            return plan_stream(sample, query_terms, min_units, relative, query.text)
+            return planning.plan_stream(sample, query_terms, min_units, relative, query.text)
 
     scan = scan_log(path, query_terms, read_chunks, started, python_below, plan)
     stats = _collection_stats(scan, chunks, query_terms)
@@ -214,6 +222,8 @@ def _mark_replaced(entry: dict, scan: Scan, line_end: int, include_replaced: boo
 def _score_chunks(chunks: list[Chunk], stats: Stats, query_terms: list[str], pool: _Pool,
                   explain: bool) -> None:
     """The memory chunks, scored with the log's statistics (their own average length)."""
+    from .memory import snippet
+
     avg = sum(len(c.tokens) for c in chunks) / len(chunks)
     chunk_stats = stats.with_avg({"content": avg})
     for chunk in chunks:
