@@ -210,7 +210,7 @@ def test_a_large_log_estimates_n_from_a_sample_and_ranks_the_same(memory_log, mo
         pytest.skip("ripgrep not installed")
     question = Query(text="when did we decide on queue-based retries?")
     exact = rank_module.rank(question, explain=True)
-    monkeypatch.setattr(rank_module, "SMALL_LOG", 0)  # take the large-log path
+    monkeypatch.setattr(rank_module.scans, "SMALL_LOG", 0)  # take the large-log path
     sampled = rank_module.rank(question, explain=True)
     assert ids(sampled)[0] == ids(exact)[0] == "q3"
     assert abs(sampled[0]["explain"]["n"] - len(MEMORY)) <= 2

@@ -261,7 +261,8 @@ def sampled(log_dir, monkeypatch):
     if rank.ripgrep() is None:
         pytest.skip("ripgrep not installed")
     _large_log(log_dir)
-    monkeypatch.setattr(rank, "SMALL_LOG", 64 << 10)
+    monkeypatch.setattr(rank, "SMALL_LOG", 64 << 10)  # recall reads a log below it in Python
+    monkeypatch.setattr(rank.scans, "SMALL_LOG", 64 << 10)  # the scans sample a log above it
     return rank
 
 
@@ -271,7 +272,7 @@ def sampled(log_dir, monkeypatch):
 def test_a_planned_scan_recalls_what_the_full_stream_recalls(sampled, cli, monkeypatch,
                                                              message):
     planned = cli("recall", "--json", "--", message)
-    monkeypatch.setattr(sampled, "plan_stream", lambda sample, terms, *rest: list(terms))
+    monkeypatch.setattr(sampled.plan, "plan_stream", lambda sample, terms, *rest: list(terms))
     full = cli("recall", "--json", "--", message)
     assert planned.exit_code == full.exit_code == 0
     assert planned.stdout == full.stdout
@@ -282,7 +283,7 @@ def test_a_message_of_common_words_streams_nothing(sampled, cli, monkeypatch):
     def no_rg(*args, **kwargs):
         raise AssertionError("rg started")
 
-    monkeypatch.setattr(sampled, "_spawn", no_rg)
+    monkeypatch.setattr(sampled.scans, "_spawn", no_rg)
     result = cli("recall", "--json", "--", "what about the team?")
     assert result.exit_code == 0 and result.stdout == ""
     # a rare word in the message: rg streams it (and recall finds the entries)

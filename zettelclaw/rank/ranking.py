@@ -1,0 +1,254 @@
+"""``rank()`` itself, in named steps: analyse the question, scan the log (and read the memory
+chunks meanwhile), the collection statistics, the candidates read back and scored exactly, the
+chunks scored, the second stage (:mod:`.rerank`), the results best first."""
+
+from __future__ import annotations
+
+import os
+
+from ..clock import sort_key
+from ..log import is_entry, parse_line
+from .bm25 import K1, Stats, _counter, bm25f, field_counts
+from .english import analyze, prefixes_of
+from .rerank import RERANK_DEPTH, rerank
+from .sample import Scan, json_loads
+from .scans import Started, scan_log
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .memory import Chunk
+
+# .memory and .plan are imported when used: recall reads no memory file, search plans no scan
+
+DEFAULT_LIMIT = 20
+EXACT_LIMIT = 500            # at most this many candidates are read back and scored exactly
+
+
+def _structural(query):
+    """The query without its words: rank scores words, the filters stay exact. (A query that
+    has no filter of words, recall's, says so with ``structural()``.)"""
+    own = getattr(query, "structural", None)
+    if own is not None:
+        return own()
+    from dataclasses import replace
+
+    return replace(query, text=None)
+
+
+def has_filters(query) -> bool:
+    return any(getattr(query, name) for name in
+               ("type", "subject", "status", "session", "since", "until"))
+
+
+def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
+    start = mm.rfind(b"\n", 0, offset) + 1
+    end = mm.find(b"\n", offset)
+    if end == -1:
+        end = len(mm)
+    return start, end, mm[start:end]
+
+
+class _Pool:
+    """The best ``depth`` items seen so far: a min-heap of (score, tiebreak, item, why)."""
+
+    def __init__(self, depth: int):
+        import heapq
+
+        self._heappush, self._heapreplace = heapq.heappush, heapq.heapreplace
+        self.depth = depth
+        self.top: list[tuple[float, int, dict, dict | None]] = []
+        self.order = 0
+
+    def push(self, score: float, item: dict, why: dict | None) -> None:
+        self.order += 1
+        entry = (score, self.order, item, why)
+        if len(self.top) < self.depth:
+            self._heappush(self.top, entry)
+        elif score > self.top[0][0]:
+            self._heapreplace(self.top, entry)
+
+    def full_above(self, bound: float) -> bool:
+        """Whether nothing scoring at most ``bound`` can still get in."""
+        return len(self.top) >= self.depth and bound <= self.top[0][0]
+
+
+def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
+         started: Started | None = None, python_below: int = 0,
+         min_units: float | None = None, relative: float = 0.0) -> list[dict]:
+    """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
+
+    ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
+    replaced entries are left out unless ``include_replaced`` (then marked ``replacedBy``), and
+    ``limit`` (default 20) caps the results. ``log`` is a path or a :class:`~zettelclaw.log.Log`
+    (default: the resolved log). With ``explain`` every result carries an ``explain`` object.
+    ``started``: the scan's rg processes from :func:`start_scan`, already at work.
+    ``python_below``: a log of at most this many bytes is scanned in Python (see scan_log).
+    ``min_units`` and ``relative`` (recall's ``minScore`` and ``RELATIVE``): only entries that
+    score this many match units (see :func:`match_unit`), within ``relative`` of the best, are
+    wanted; on a large log the scan is then planned from its sample (see :func:`plan_stream`):
+    a common word's matches are not streamed when they alone cannot qualify.
+    """
+    from .. import paths
+
+    path = paths.log_file() if log is None else os.fspath(getattr(log, "path", log))
+    query_terms = analyze(query.text)
+    limit = query.limit or DEFAULT_LIMIT
+    if not query_terms:
+        return []
+    structural = _structural(query)
+
+    chunks: list[Chunk] = []
+
+    def read_chunks():  # the memory files are read while rg scans the log
+        if include_memory and not has_filters(query):
+            from .memory import memory_chunks
+
+            chunks.extend(memory_chunks())
+
+    plan = None
+    if min_units is not None:
+        from . import plan as planning
+
+        def plan(sample: Scan) -> list[str]:
+            return planning.plan_stream(sample, query_terms, min_units, relative, query.text)
+
+    scan = scan_log(path, query_terms, read_chunks, started, python_below, plan)
+    stats = _collection_stats(scan, chunks, query_terms)
+    pool = _Pool(max(limit, RERANK_DEPTH))
+    if scan.offsets:
+        _score_candidates(path, scan, stats, query, structural, query_terms, pool, explain)
+    if chunks:
+        _score_chunks(chunks, stats, query_terms, pool, explain)
+    reranked = rerank(pool.top, query.text, query_terms, stats)
+    return _results(reranked, stats, scan, explain, limit)
+
+
+def _collection_stats(scan: Scan, chunks: list[Chunk], query_terms: list[str]) -> Stats:
+    """N, document frequencies, average field lengths and idf over log lines plus chunks."""
+    stats = Stats(n=scan.lines + len(chunks))
+    stats.df.update(scan.df_estimate)  # terms too common to stream: from the sample
+    for t, lines in scan.tf.items():
+        stats.df[t] = len(lines)
+    for chunk in chunks:
+        for t in set(chunk.tokens) & set(query_terms):
+            stats.df[t] = stats.df.get(t, 0) + 1
+    for name, values in scan.sample_lengths.items():
+        stats.avg[name] = (sum(values) / len(values)) if values else 1.0
+    stats.finish(query_terms)
+    return stats
+
+
+def _approximate(scan: Scan, stats: Stats) -> dict:
+    """Per candidate line, BM25 over the term counts the scan saw (field and length unknown);
+    (k1 + 1) times it bounds the line's exact score."""
+    sat = K1 + 1
+    # the most the terms that were not streamed can add to a line (see plan_stream)
+    unseen = sum(stats.idf.get(t, 0.0) * sat for t in scan.df_estimate)
+    approx: dict = dict.fromkeys(scan.offsets, unseen)
+    for t, lines in scan.tf.items():
+        weight = stats.idf.get(t, 0.0)
+        part = {n: weight * n * sat / (n + K1) for n in set(lines.values())}
+        for key, n in lines.items():
+            approx[key] += part[n]
+    return approx
+
+
+def _shortlist(approx: dict, query) -> list:
+    """Candidate lines best-first by their approximate score, then the most recent."""
+    # (with structured filters every candidate stays in line: most may not pass them)
+    shortlist = len(approx) if has_filters(query) else min(len(approx), EXACT_LIMIT * 4)
+    # (``approx`` is in file order: reversed, a stable sort puts the last appended first;
+    # dates are unknown before parsing, and the final order breaks ties by date)
+    return sorted(reversed(approx), key=approx.__getitem__, reverse=True)[:shortlist]
+
+
+def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
+                      query_terms: list[str], pool: _Pool, explain: bool) -> None:
+    """Read candidate lines back (``mmap``) best-first, keep those that pass the filters and
+    the replacement map, and score them exactly with BM25F: until none left can beat the
+    pool, or after EXACT_LIMIT lines (on a large log, the shortlist)."""
+    import mmap
+
+    from ..fsutil import open_read
+
+    sat = K1 + 1
+    approx = _approximate(scan, stats)
+    ordered = _shortlist(approx, query)
+    wanted = set(query_terms)
+    prefixes = tuple(prefixes_of(query_terms))
+    needles = structural.needles()
+    scored = 0
+    with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        loads = json_loads(len(mm))
+        for key in ordered:
+            if pool.full_above(approx[key] * sat):
+                break
+            if scored >= EXACT_LIMIT:
+                break
+            _, line_end, raw = _line_at(mm, int(scan.offsets[key]))
+            if needles and not all(needle in raw for needle in needles):
+                continue
+            try:
+                entry = loads(raw)
+            except ValueError:
+                entry = parse_line(raw)  # a byte-order mark before the first line
+                if entry is None:
+                    continue
+            if not is_entry(entry) or not structural.matches(entry):
+                continue
+            scored += 1
+            if not _mark_replaced(entry, scan, line_end, query.include_replaced):
+                continue
+            counts, lengths = field_counts(entry, wanted, prefixes)
+            why = {} if explain else None
+            score = bm25f(counts, lengths, stats, query_terms, why)
+            if score > 0:
+                pool.push(score, entry, why)
+
+
+def _mark_replaced(entry: dict, scan: Scan, line_end: int, include_replaced: bool) -> bool:
+    """Whether the entry stays: a replaced one only with ``include_replaced``, then marked
+    ``replacedBy``."""
+    resolution = scan.resolution
+    replacer = (resolution.replaced_by(entry["id"], line_end)
+                if resolution.is_named(entry["id"]) else None)
+    if replacer is not None:
+        if not include_replaced:
+            return False
+        entry["replacedBy"] = replacer
+    return True
+
+
+def _score_chunks(chunks: list[Chunk], stats: Stats, query_terms: list[str], pool: _Pool,
+                  explain: bool) -> None:
+    """The memory chunks, scored with the log's statistics (their own average length)."""
+    from .memory import snippet
+
+    avg = sum(len(c.tokens) for c in chunks) / len(chunks)
+    chunk_stats = stats.with_avg({"content": avg})
+    for chunk in chunks:
+        why = {} if explain else None
+        score = bm25f({"content": _counter(chunk.tokens)}, {"content": len(chunk.tokens)},
+                      chunk_stats, query_terms, why)
+        if score > 0:
+            item = {"source": "memory", "path": chunk.path, "startLine": chunk.start,
+                    "endLine": chunk.end, "snippet": snippet(chunk.text)}
+            pool.push(score, item, why)
+
+
+def _results(reranked: list, stats: Stats, scan: Scan, explain: bool, limit: int) -> list[dict]:
+    """The items with their final ``score`` (and ``explain``), best first, at most ``limit``."""
+    results = []
+    for total, item, why, boosts, bm25 in reranked:
+        item = dict(item)
+        item["score"] = round(total, 4)
+        if explain:
+            item["explain"] = {"bm25": round(bm25, 4),
+                               "terms": why or {}, "boosts": boosts,
+                               "n": stats.n, "engine": scan.engine}
+            if scan.estimated:  # N and the field lengths from a sample of a large log
+                item["explain"]["estimated"] = True
+        results.append((total, item))
+    # equal scores: the later-dated first (the log is not in time order)
+    results.sort(key=lambda pair: (pair[0], sort_key(pair[1].get("timestamp"))), reverse=True)
+    return [item for _, item in results[:limit]]

@@ -1,0 +1,218 @@
+"""The second stage: cheap signals plain BM25 misses, over the best candidates: query terms
+adjacent as in the question, the subject it names, the month, year or day it names, and each
+entry's session context."""
+
+from __future__ import annotations
+
+import re
+
+from .english import keep, prefixes_of, stem, terms, words
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .bm25 import Stats
+
+RERANK_DEPTH = 100           # how many BM25 candidates the second stage looks at
+PROXIMITY_WEIGHT = 0.25      # share of the two terms' idf earned when they are adjacent
+SUBJECT_BOOST = 0.5          # an entry about the subject the question names: score * (1 + this)
+WHEN_BOOST = 0.5             # an entry written in the month/year the question names: + this * best
+SESSION_WEIGHT = 0.4         # an entry's session context: + this * the best score in its session
+
+
+def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tuple[float, list]:
+    """Bonus for query terms that stand next to each other (stop words skipped) as in the
+    question: ``support group`` beats an entry that says support here and group there."""
+    pairs = set(zip(query_terms, query_terms[1:], strict=False))
+    if not pairs:
+        return 0.0, []
+    prefixes = tuple(prefixes_of(query_terms))
+    stems = [stem(w) if w.startswith(prefixes) else "" for w in text_words if keep(w)]
+    found = {pair for pair in zip(stems, stems[1:], strict=False) if pair in pairs}
+    bonus = sum(PROXIMITY_WEIGHT * (stats.idf.get(a, 0) + stats.idf.get(b, 0)) for a, b in found)
+    return bonus, sorted(f"{a} {b}" for a, b in found)
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
+_PATTERNS = {
+    "month": r"\b(?:(in|of|since|during|early|mid|late|last|next|this)\s+)?"
+             r"(january|february|march|april|may|june|july|august|september|october|november"
+             r"|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?"
+             r"(\s*,?\s*(?:\d{1,4}))?",
+    "year": r"\b(19[5-9]\d|20\d\d)\b",
+}
+_MONTH_NAMES = (r"(january|february|march|april|may|june|july|august|september|october"
+                r"|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
+_PATTERNS["day"] = (
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_NAMES + r"\b\.?,?(?:\s*(\d{4})\b)?"
+    r"|\b" + _MONTH_NAMES + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4})\b)?"
+    r"|\b(\d{4})-(\d{2})-(\d{2})\b")
+_compiled: dict = {}
+
+
+def _regex(name: str):
+    """One of _PATTERNS, compiled on first use (case-insensitive)."""
+    found = _compiled.get(name)
+    if found is None:
+        found = _compiled[name] = re.compile(_PATTERNS[name], re.IGNORECASE)
+    return found
+
+
+DAY_WINDOW = 7               # a named day matches entries written up to a week either side
+
+
+def _may_name_a_time(text: str | None) -> bool:
+    """Whether ``text`` may name a month, year or day (the expressions above are compiled,
+    at some cost, only then): a digit or a month's first three letters."""
+    low = (text or "").lower()
+    return any(c.isdigit() for c in low) or any(m in low for m in _MONTH_ABBR)
+
+
+def when_named(text: str | None) -> tuple[frozenset[int], frozenset[int]]:
+    """The calendar months and years a question names: ``in June`` -> ({6}, {}),
+    ``May 2023`` -> ({5}, {2023}). ``may``/``march`` (verbs too) and 3-letter abbreviations
+    count only with a number or after ``in``, ``since``, ``during``, ``early``, ``mid``,
+    ``late``."""
+    months, years = set(), set()
+    if not _may_name_a_time(text):
+        return frozenset(), frozenset()
+    for m in _regex("month").finditer(text or ""):
+        lead, name, number = m.group(1), m.group(2), m.group(3)
+        word = name.lower()
+        ambiguous = word in ("may", "march") or len(word) <= 4 and word not in ("june", "july")
+        firm = number or lead and lead.lower() in ("in", "since", "during", "early", "mid", "late")
+        if ambiguous and not firm:
+            continue
+        months.add(_MONTH_ABBR[word[:4] if word == "sept" else word[:3]])
+    years.update(int(y) for y in _regex("year").findall(text or ""))
+    return frozenset(months), frozenset(years)
+
+
+def days_named(text: str | None) -> list[tuple[int | None, int, int]]:
+    """The calendar days a question names, as (year or None, month, day): ``on 7 July, 2023``,
+    ``July 7th``, ``2026-03-03``."""
+    out = []
+    if not _may_name_a_time(text):
+        return out
+    for m in _regex("day").finditer(text or ""):
+        g = m.groups()
+        if g[0]:
+            day, name, year = g[0], g[1], g[2]
+        elif g[3]:
+            name, day, year = g[3], g[4], g[5]
+        else:
+            out.append((int(g[6]), int(g[7]), int(g[8])))
+            continue
+        word = name.lower()
+        out.append((int(year) if year else None,
+                     _MONTH_ABBR[word[:4] if word == "sept" else word[:3]], int(day)))
+    return [d for d in out if 1 <= d[1] <= 12 and 1 <= d[2] <= 31]
+
+
+def _near_day(entry: dict, days: list[tuple[int | None, int, int]]) -> bool:
+    """Whether the entry was written within DAY_WINDOW days of a named day (a day named
+    without a year: in the entry's year)."""
+    from datetime import date
+
+    stamp = entry.get("timestamp")
+    try:
+        written = date(int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]))
+    except (TypeError, ValueError):
+        return False
+    for year, month, day in days:
+        try:
+            named = date(year or written.year, month, day)
+        except ValueError:
+            continue
+        if abs((written - named).days) <= DAY_WINDOW:
+            return True
+    return False
+
+
+def _written_in(entry: dict, months: frozenset[int], years: frozenset[int]) -> bool:
+    stamp = entry.get("timestamp")
+    if not isinstance(stamp, str) or len(stamp) < 7 or not stamp[:4].isdigit():
+        return False
+    try:
+        year, month = int(stamp[:4]), int(stamp[5:7])
+    except ValueError:
+        return False
+    return (not months or month in months) and (not years or year in years)
+
+
+def subject_terms(slug: str) -> tuple[str, ...]:
+    """The stems of a subject slug (``queue-retries`` -> ``('queue', 'retri')``)."""
+    return tuple(terms(slug.replace("-", " ").replace("_", " ")))
+
+
+
+
+# -- the second stage -------------------------------------------------------------------------
+
+def rerank(top: list, text: str | None, query_terms: list[str], stats: Stats) -> list[list]:
+    """The pool's items (``(score, tiebreak, item, why)``, in any order) as ``[total, item, why,
+    boosts, bm25]``: proximity, the subject the question names, the month or year it names,
+    then each entry's session context (passage retrieval's document score)."""
+    pool = [_near_and_about(score, item, why, query_terms, stats)
+            for score, _, item, why in top]
+    _when_boost(pool, text)
+    _session_boost(pool)
+    return pool
+
+
+def _near_and_about(score: float, item: dict, why: dict | None, query_terms: list[str],
+                    stats: Stats) -> list:
+    """One item with its proximity bonus and, for an entry about the subject the question
+    names, the subject boost."""
+    boosts = {}
+    memory = item.get("source") == "memory"
+    text = item.get("snippet") if memory else (
+        f"{item.get('content', '')}\n{item.get('detail') or ''}")
+    total = score
+    near, pairs = proximity(words(text), query_terms, stats)
+    if near:
+        total += near
+        boosts["proximity"] = {"pairs": pairs, "score": round(near, 4)}
+    subject = item.get("subject")
+    if not memory and isinstance(subject, str) and subject:
+        named = subject_terms(subject)
+        if named and set(query_terms).issuperset(named):
+            gain = total * SUBJECT_BOOST
+            total += gain
+            boosts["subject"] = {"subject": subject, "score": round(gain, 4)}
+    return [total, item, why, boosts, score]
+
+
+def _when_boost(pool: list[list], text: str | None) -> None:
+    """A share of the best score for the entries written in the month or year the question
+    names, twice as much within a week of a day it names."""
+    months, years = when_named(text)
+    days = days_named(text)
+    if not (months or years) or not pool:
+        return
+    best = max(p[0] for p in pool)
+    for p in pool:
+        if p[0] <= 0 or p[1].get("source") == "memory":
+            continue
+        near = bool(days) and _near_day(p[1], days)  # the very week the question names
+        if near or _written_in(p[1], months, years):
+            gain = WHEN_BOOST * best * (2 if near else 1)
+            p[0] += gain
+            p[3]["when"] = {"months": sorted(months), "years": sorted(years),
+                            "score": round(gain, 4)}
+
+
+def _session_boost(pool: list[list]) -> None:
+    """Each entry's session context: a share of the best score in its session."""
+    context: dict[str, float] = {}
+    for total, item, *_ in pool:
+        sid = item.get("session")
+        if isinstance(sid, str) and sid:
+            context[sid] = max(context.get(sid, 0.0), total)
+    for p in pool:
+        sid = p[1].get("session")
+        if isinstance(sid, str) and sid and SESSION_WEIGHT:
+            gain = SESSION_WEIGHT * context[sid]
+            p[0] += gain
+            p[3]["session"] = {"session": sid, "score": round(gain, 4)}

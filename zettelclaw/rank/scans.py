@@ -1,0 +1,284 @@
+"""The scans of the log for the query's word-starts: two ``rg`` processes (started ahead of the
+rest of the work by :mod:`zettelclaw.hot`), or Python's ``bytes.find`` over blocks without rg."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..ripgrep import ripgrep
+from .english import prefixes_of, stem
+from .sample import Scan, _count_lines, _estimate, _sample, entry_parser, json_loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SMALL_LOG = 4 << 20          # below this every line is sampled and counted
+
+
+def _blocks(path: Path):
+    """``(base offset, block)`` pairs of whole lines (the last may lack its newline)."""
+    if os.path.getsize(path) <= SMALL_LOG:  # one read (Log would import pathlib for it)
+        from ..fsutil import open_read
+
+        with open_read(path) as fh:
+            block = fh.read()
+        if block:
+            yield 0, block
+        return
+    from ..log import Log
+
+    for base, block, end in Log(path, warn=False).blocks():
+        yield base, block[:end] if end < len(block) else block
+
+
+
+_WORD_TAIL = re.compile(rb"[\w\x80-\xff]*")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_RG_TERM = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
+
+
+def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -> None:
+    term = stem(word.lower())
+    if term not in wanted:
+        return
+    lines = scan.tf.setdefault(term, {})
+    lines[key] = lines.get(key, 0) + 1
+    scan.offsets.setdefault(key, offset)
+
+
+def scan_python(path: Path, query_terms: list[str]) -> Scan:
+    """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks."""
+    from ..resolve import REPLACES, StreamingResolution
+
+    scan = Scan(engine="python")
+    named_at: dict[str, list[int]] = {}
+    wanted = set(query_terms)
+    needles: set[bytes] = set()
+    for p in prefixes_of(query_terms):
+        for variant in {p, p.capitalize(), p.upper()}:  # bytes.lower() folds ASCII only
+            needles.add(variant.encode().lower())
+    size = os.path.getsize(path)
+    small, loads = size <= SMALL_LOG, json_loads(size)
+    for base, block in _blocks(path):
+        scan.lines += _count_lines(block)
+        _sample(block, scan, small, loads)
+        low = block.lower()
+        for needle in needles:
+            i = low.find(needle)
+            while i != -1:
+                if i == 0 or low[i - 1] not in _WORD_BYTES and low[i - 1] < 0x80:
+                    end = _WORD_TAIL.match(low, i).end()
+                    word = low[i:end].decode("utf-8", "replace")
+                    start = low.rfind(b"\n", 0, i) + 1
+                    _add_match(scan, base + start, base + i, word, wanted)
+                    i = end
+                i = low.find(needle, i + 1)
+        for match in REPLACES.finditer(block):  # compact, or written by hand with spaces
+            target = match.group(1).decode("utf-8", "replace")
+            named_at.setdefault(target, []).append(base + match.start())
+    scan.resolution = StreamingResolution(path, named_at, parse=entry_parser(loads))
+    return scan
+
+
+class Started:
+    """The two rg processes of a scan, started ahead of the rest of the work."""
+
+    def __init__(self, path, query_terms: list[str], procs: dict):
+        self.path, self.terms, self.procs = str(path), list(query_terms), procs
+
+    def kill(self) -> None:
+        for proc in self.procs.values():
+            proc.kill()
+            proc.stdout.close()
+            proc.wait()
+        self.procs = {}
+
+
+def start_scan(path, query_terms: list[str]) -> Started | None:
+    """Start the rg processes that scan ``path`` for ``query_terms`` (None without rg, terms or
+    log). :func:`rank` given it picks their output up; what the caller does between the two
+    runs while rg works."""
+    rg = ripgrep()
+    from ..fsutil import check_regular
+
+    if not rg or not query_terms or not check_regular(path):
+        return None
+    procs = _spawn(rg, path, query_terms)
+    return Started(path, query_terms, procs) if procs else None
+
+
+def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
+    import subprocess
+
+    from ..ripgrep import REPLACES
+
+    prefixes = prefixes_of(query_terms)
+    pattern = r"\b(?:" + "|".join(re.escape(p) for p in prefixes) + r")\w*"
+    common = [rg, "--no-config", "--text", "--only-matching", "--byte-offset", "--no-filename",
+              "--color", "never"]
+    # two processes, in parallel: one pass for both is slower (the case-folded "replaces"
+    # costs rg its literal search) and leaves Python more rows to tell apart
+    procs = {}
+    try:
+        procs["terms"] = subprocess.Popen(
+            common + ["--line-number", "--ignore-case", "-e", pattern, "--", str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        procs["replaces"] = subprocess.Popen(
+            common + ["--no-line-number", "-e", REPLACES, "--", str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        for proc in procs.values():
+            proc.kill()
+            proc.wait()
+        return None
+    return procs
+
+
+def scan_ripgrep(rg: str, path, query_terms: list[str], meanwhile=None,
+                 started: Started | None = None, plan=None) -> Scan | None:
+    """The same scan with two ``rg`` processes (``started`` ones, or new); None when rg fails
+    (the caller falls back). ``meanwhile`` (a callable) runs once rg has started.
+
+    ``plan`` (recall's): on a large log the sample is taken before rg starts, with each query
+    term's count in it, and ``plan(scan)`` says which terms rg streams (see plan_stream);
+    none: rg does not run at all (nothing the message asks can qualify)."""
+    import threading
+
+    scan = Scan(engine="ripgrep")
+    size = os.path.getsize(path)
+    planned = started is None and plan is not None and size > SMALL_LOG
+    if planned:
+        query_terms = _sample_first(path, size, scan, query_terms, plan)
+        if not query_terms:
+            if meanwhile is not None:
+                meanwhile()
+            return scan
+    procs = started.procs if started is not None else _spawn(rg, path, query_terms)
+    if not procs:
+        return None
+    out: dict[str, bytes] = {}
+
+    def drain():
+        out["replaces"] = procs["replaces"].stdout.read()
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    if meanwhile is not None:
+        meanwhile()
+    # meanwhile, in this thread: N and the length sample (exact for a small log, estimated
+    # from spread windows for a large one: no second full read of the file), then rg's matches
+    # parsed as they stream in, while rg goes on on the other core
+    if not planned:  # (a planned scan sampled before rg started)
+        _sample_log(path, size, scan)
+    scan.tf = _read_matches(procs["terms"].stdout.fileno(), scan.offsets, set(query_terms))
+    reader.join()
+    for proc in procs.values():
+        proc.stdout.close()
+        if proc.wait() not in (0, 1):  # 1: nothing matched
+            return None
+    from ..resolve import StreamingResolution
+    from ..ripgrep import Named
+
+    scan.resolution = StreamingResolution(path, Named(out["replaces"]))
+    return scan
+
+
+def _sample_first(path, size: int, scan: Scan, query_terms: list[str], plan) -> list[str]:
+    """A large log's sample, taken before rg starts, with each query term's count in it; the
+    terms ``plan(scan)`` says rg streams (the others get their df estimated from the sample)."""
+    scan.sample_df = dict.fromkeys(query_terms, 0)
+    scan.prefixes = tuple(prefixes_of(query_terms))
+    _estimate(path, size, scan)
+    streamed = plan(scan)
+    scan.df_estimate = {t: round(scan.sample_df[t] * scan.lines / max(scan.sampled, 1))
+                        for t in query_terms if t not in streamed}
+    return streamed
+
+
+def _sample_log(path, size: int, scan: Scan) -> None:
+    """N and the field lengths: every line of a small log, spread windows of a large one."""
+    if size <= SMALL_LOG:
+        loads = json_loads(size)
+        for _, block in _blocks(path):
+            scan.lines += _count_lines(block)
+            _sample(block, scan, True, loads)
+    else:
+        _estimate(path, size, scan)
+
+
+def _read_matches(fd: int, offsets: dict, wanted: set[str]) -> dict[str, dict[bytes, int]]:
+    """rg's ``line:offset:word`` rows parsed as they stream in from ``fd``: per query term, the
+    line numbers holding it and how often; ``offsets`` gets a byte offset inside each line
+    (keys and offsets stay bytes until a line is read back)."""
+    lines_of: dict[bytes, dict | None] = {}  # matched word -> its stem's line counts, or None
+    tf: dict[str, dict[bytes, int]] = {}
+    findall, get_lines = _RG_TERM.findall, lines_of.get
+    rest = b""
+    while True:
+        chunk = os.read(fd, 1 << 18)
+        data = rest + chunk
+        cut = data.rfind(b"\n") + 1 if chunk else len(data)
+        rest = data[cut:]
+        for lineno, offset, word in findall(data, 0, cut):
+            lines = get_lines(word, offsets)  # offsets: a sentinel for "not seen yet"
+            if lines is offsets:
+                term = stem(word.decode("utf-8", "replace").lower())
+                lines = lines_of[word] = tf.setdefault(term, {}) if term in wanted else None
+            if lines is not None:
+                lines[lineno] = lines.get(lineno, 0) + 1
+                offsets[lineno] = offset
+        if not chunk:
+            break
+    return tf
+
+
+def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | None = None,
+             python_below: int = 0, plan=None) -> Scan:
+    """Scan the log (ripgrep, else Python); ``meanwhile`` runs exactly once, while rg works.
+    ``started``: rg processes from :func:`start_scan` for this path and these terms. A log of
+    at most ``python_below`` bytes is read in Python: faster than starting rg (and importing
+    what it takes) when every line is read and parsed anyway (see SMALL_LOG)."""
+    if started is not None and (started.path != str(path) or started.terms != query_terms):
+        started.kill()
+        started = None
+    if started is None and python_below:
+        try:
+            small = os.stat(path).st_size <= python_below
+        except OSError:
+            small = False
+        if small:
+            return _scan_here(path, query_terms, meanwhile)
+    rg = started.procs["terms"].args[0] if started is not None else ripgrep()
+    pending = [meanwhile] if meanwhile is not None else []
+
+    def once():
+        while pending:
+            pending.pop()()
+
+    try:
+        from ..fsutil import check_regular
+
+        exists = check_regular(path)  # a symlink or FIFO is refused before rg reads it
+        if started is not None or rg and query_terms and exists:
+            result = scan_ripgrep(rg, path, query_terms, once, started, plan)
+            if result is not None:
+                return result
+        return scan_python(path, query_terms) if exists else Scan()
+    except FileNotFoundError:
+        return Scan()
+    finally:
+        once()
+
+
+def _scan_here(path, query_terms: list[str], meanwhile=None) -> Scan:
+    """The pure-Python scan, ``meanwhile`` run first."""
+    from ..fsutil import check_regular
+
+    if meanwhile is not None:
+        meanwhile()
+    try:
+        return scan_python(path, query_terms) if check_regular(path) else Scan()
+    except FileNotFoundError:
+        return Scan()
