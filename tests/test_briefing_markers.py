@@ -81,6 +81,26 @@ def test_a_fence_left_open_is_closed_before_the_markers(cli, log_dir, memory):
     assert text == f"notes\n```\n{EXAMPLE}\n```\n\n{BEGIN}\n{EXAMPLE_BLOCK}\n{END}\n"
 
 
+def test_a_block_line_that_looks_like_a_fence_cannot_hide_the_end_marker(memory):
+    """A line of the block opening a code fence would swallow the END marker after it, and
+    every later briefing would stop at "a BEGIN marker without an END marker": it is
+    backslash-escaped (Markdown shows the same text) and the block is rewritten in place."""
+    from zettelclaw.briefing import splice
+
+    once = splice(b"# Notes\n", "- first\n```\n  ~~~~ tildes")
+    assert markers_state_of(memory, once) == "ok"
+    assert b"\n\\```\n  \\~~~~ tildes\n" + END.encode() in once
+    again = splice(once, "- second")
+    assert again == b"# Notes\n\n" + f"{BEGIN}\n- second\n{END}\n".encode()
+
+
+def markers_state_of(memory, data: bytes) -> str:
+    from zettelclaw.briefing import markers_state
+
+    memory.write_bytes(data)
+    return markers_state(memory)
+
+
 def test_init_doctor_see_only_real_markers(memory):
     from zettelclaw.briefing import add_markers, generated_block, markers_state, remove_markers
 

@@ -11,7 +11,7 @@ import os
 import time
 
 from ..errors import ZettelclawError
-from ..markers import _BEGIN, _END, BEGIN_MARKER, END_MARKER, MarkerError, _locate, _scan
+from ..markers import _BEGIN, _END, BEGIN_MARKER, END_MARKER, MarkerError, _fence, _locate, _scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,9 +77,18 @@ def splice(data: bytes, block: str) -> bytes:
 
 
 def _block_bytes(block: str, nl: bytes) -> bytes:
+    """The block's lines; one that would open a fenced code block (and so hide the END marker
+    after it) is backslash-escaped: Markdown shows the same text, and it fences nothing."""
     if not block:
         return b""
-    return nl.join(line.encode("utf-8") for line in block.split("\n")) + nl
+    return nl.join(_unfenced(line.encode("utf-8")) for line in block.split("\n")) + nl
+
+
+def _unfenced(line: bytes) -> bytes:
+    if _fence(line) is None:
+        return line
+    indent = len(line) - len(line.lstrip(b" "))
+    return line[:indent] + b"\\" + line[indent:]
 
 
 def markers_state(memory: Path) -> str:
