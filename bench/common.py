@@ -35,3 +35,13 @@ def best(cmd, *, repeat: int, env: dict, shell: bool = False) -> float:
                        stderr=subprocess.DEVNULL)
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def size_and_repeat(doc: str, argv: list[str] | None, *, repeat: int):
+    """The ``--size`` (log entries, default 1M) and ``--repeat`` options every log bench takes."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    return parser.parse_args(argv)

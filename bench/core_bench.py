@@ -17,7 +17,6 @@ Each command is run as a real subprocess (the installed ``zettelclaw`` executabl
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -31,7 +30,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import synth  # noqa: E402
-from common import best, tool  # noqa: E402
+from common import best, size_and_repeat, tool  # noqa: E402
 
 
 def busiest_subject(subjects_path: Path, log: Path) -> str:
@@ -73,10 +72,7 @@ def race(ours: list[str], ref: list[str], *, repeat: int, env: dict
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args(argv)
+    args = size_and_repeat(__doc__, argv, repeat=5)
 
     source = synth.ensure(args.size)
     zc, rg = tool("zettelclaw"), tool("rg")

@@ -16,7 +16,6 @@ must be silent), or the row says so.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import synth  # noqa: E402
-from common import tool  # noqa: E402
+from common import size_and_repeat, tool  # noqa: E402
 
 TARGET = 3.0
 SMALL = 200
@@ -64,10 +63,7 @@ def said(out: bytes, silent: bool = False) -> str:
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args(argv)
+    args = size_and_repeat(__doc__, argv, repeat=3)
 
     source = synth.ensure(args.size)
     zc, rg = tool("zettelclaw"), tool("rg")
