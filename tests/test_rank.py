@@ -305,3 +305,47 @@ def test_a_hand_written_replaces_with_spaces_hides_the_old_entry(log_dir, cli, e
     assert ids(cli.lines("search", "webhook retries back off", "--json")) == ["new1"]
     got = cli.lines("search", "webhook retries back off", "--all", "--json")
     assert {r["id"]: r.get("replacedBy") for r in got} == {"new1": None, "old1": "new1"}
+
+
+# -- the per-turn path runs without `re` (issue 13: recall at most 3x bare Python) ---------------
+
+
+def test_words_are_exactly_what_a_word_pattern_finds():
+    import re
+
+    from zettelclaw.rank import words
+
+    # every code point (surrogates aside), each between two word characters and alone
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    assert words(every) == re.findall(r"\w+", every.lower())
+    spaced = " ".join(every[i:i + 7] for i in range(0, len(every), 7))
+    assert words(spaced) == re.findall(r"\w+", spaced.lower())
+    # (İ lowers to i and a combining dot, which is no word character)
+    assert words("Webhook's retry-back_off: 2s, 10s — naïve café İstanbul ½") == [
+        "webhook", "s", "retry", "back_off", "2s", "10s", "naïve", "café", "i", "stanbul", "½"]
+
+
+def test_the_question_frame_is_dropped_in_any_case_and_script():
+    assert rank_module.analyze("WHICH Types Of\tmusic?") == ["music"]
+    assert rank_module.analyze("what sorts of food") == ["food"]
+    # non-ASCII text goes through the pattern itself: the Kelvin sign folds to k
+    assert rank_module.analyze("what \u212aind of music") == ["music"]
+    assert rank_module.analyze("what kind music") == ["kind", "music"]
+
+
+def test_replaces_are_found_exactly_as_the_pattern_finds_them():
+    import random
+    import re
+
+    from zettelclaw.resolve import replaces_in
+
+    pattern = re.compile(rb'"replaces"\s*:\s*"([^"\\]{1,200})"')
+    pieces = [b'"replaces"', b":", b" ", b"\t", b"\n", b'"', b"\\", b"abc123XYZ_-",
+              "é".encode(), b"{", b",", b"x" * 199, b"y" * 201]
+    rnd = random.Random(13)
+    for _ in range(3000):
+        block = b"".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 12)))
+        end = rnd.randint(0, len(block))
+        expected = [(m.start(), m.group(1).decode("utf-8", "replace"))
+                    for m in pattern.finditer(block, 0, end)]
+        assert list(replaces_in(block, end)) == expected, (block, end)

@@ -289,3 +289,26 @@ def test_a_message_of_common_words_streams_nothing(sampled, cli, monkeypatch):
     # a rare word in the message: rg streams it (and recall finds the entries)
     with pytest.raises(AssertionError, match="rg started"):
         cli("recall", "--json", "--", "the pottery kiln")
+
+
+def _modules_after(argv: list[str]) -> set[str]:
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            f"sys.argv = ['zettelclaw', *{argv!r}]\n"
+            "from zettelclaw.__main__ import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('\\nMODULES ' + ' '.join(sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout, done.stderr  # it answered
+    return set(done.stderr.rsplit("MODULES ", 1)[1].split())
+
+
+def test_recall_on_a_small_log_does_not_load_re_and_what_comes_with_it(recall_log, zc):
+    zc("handoff")  # (the first run after a new handoff writes where it is: not every turn)
+    for argv in (["recall", "--text", "--", BACKOFF],
+                 ["recall", "--handoff", "--text", "--", BACKOFF]):
+        loaded = _modules_after(argv)
+        assert "zettelclaw.rank.ranking" in loaded  # the ranker ran
+        assert not loaded & {"re", "enum", "functools", "collections"}, argv

@@ -9,8 +9,6 @@ B stays. A ``replaces`` naming an id that does not exist hides nothing.
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (pathlib costs a per-turn command more than Python's start)
     from collections.abc import Iterable
@@ -111,14 +109,13 @@ class StreamingResolution:
 
     @classmethod
     def scan(cls, path: Path) -> StreamingResolution:
-        """One pass over ``path`` with a regular expression (in C) over whole-line blocks."""
+        """One pass over ``path``: :func:`replaces_in` over whole-line blocks."""
         from .log import Log
 
         named_at: dict[str, list[int]] = {}
         for base, block, end in Log(path, warn=False).blocks():
-            for match in REPLACES.finditer(block, 0, end):
-                target = match.group(1).decode("utf-8", "replace")
-                named_at.setdefault(target, []).append(base + match.start())
+            for at, target in replaces_in(block, end):
+                named_at.setdefault(target, []).append(base + at)
         return cls(path, named_at)
 
     def is_named(self, entry_id: str) -> bool:
@@ -174,4 +171,31 @@ class StreamingResolution:
         return parse_line(data[start:end if end >= 0 else len(data)])
 
 
-REPLACES = re.compile(rb'"replaces"\s*:\s*"([^"\\]{1,200})"')
+# what may stand between "replaces", its colon and the id (``\s`` of a bytes pattern)
+_SPACE = frozenset(b" \t\n\r\f\v")
+
+
+def replaces_in(block: bytes, end: int | None = None):
+    """``(offset, id)`` of each ``"replaces": "id"`` in ``block[:end]``, compact or with spaces:
+    what ``re.finditer(rb'"replaces"\\s*:\\s*"([^"\\\\]{1,200})"')`` finds, by ``bytes.find`` (in
+    C) and a few byte checks, so a per-turn command does not import ``re``."""
+    stop = len(block) if end is None else end
+    at = block.find(b'"replaces"', 0, stop)
+    while at != -1:
+        i = _skip_space(block, at + 10, stop)
+        if i < stop and block[i] == 0x3A:  # ':'
+            i = _skip_space(block, i + 1, stop)
+            if i < stop and block[i] == 0x22:  # '"'
+                close = block.find(b'"', i + 1, min(stop, i + 202))
+                target = block[i + 1:close]
+                if close > i + 1 and 0x5C not in target:  # no backslash: "\"" ends nothing
+                    yield at, target.decode("utf-8", "replace")
+                    at = block.find(b'"replaces"', close + 1, stop)
+                    continue
+        at = block.find(b'"replaces"', at + 1, stop)
+
+
+def _skip_space(block: bytes, i: int, stop: int) -> int:
+    while i < stop and block[i] in _SPACE:
+        i += 1
+    return i

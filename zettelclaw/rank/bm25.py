@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
-from .english import _WORD, keep, stem
+from .english import keep, stem, words
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 K1 = 1.2
 FIELDS = ("content", "detail", "subject")
@@ -49,7 +52,7 @@ def field_counts(entry: dict, wanted: set[str], prefixes: tuple[str, ...]
     words that start with a query prefix are stemmed (the rest cannot have a query stem)."""
     counts, lengths = {}, {}
     for name in FIELDS:
-        tokens = _WORD.findall(field_text(entry, name).lower())
+        tokens = words(field_text(entry, name))
         lengths[name] = len(tokens)
         found: dict[str, int] = {}
         for w in tokens:

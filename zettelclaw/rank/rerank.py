@@ -4,8 +4,6 @@ entry's session context."""
 
 from __future__ import annotations
 
-import re
-
 from .english import keep, prefixes_of, stem, terms, words
 
 TYPE_CHECKING = False
@@ -55,6 +53,8 @@ def _regex(name: str):
     """One of _PATTERNS, compiled on first use (case-insensitive)."""
     found = _compiled.get(name)
     if found is None:
+        import re  # (only for a message that may name a time: recall's start-up is measured)
+
         found = _compiled[name] = re.compile(_PATTERNS[name], re.IGNORECASE)
     return found
 

@@ -4,7 +4,6 @@ rest of the work by :mod:`zettelclaw.hot`), or Python's ``bytes.find`` over bloc
 from __future__ import annotations
 
 import os
-import re
 
 from ..ripgrep import ripgrep
 from .english import prefixes_of, stem
@@ -34,9 +33,16 @@ def _blocks(path: Path):
 
 
 
-_WORD_TAIL = re.compile(rb"[\w\x80-\xff]*")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_RG_TERM = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE)
+
+
+def _word_end(data: bytes, at: int) -> int:
+    """Where the word at ``at`` ends: ASCII word bytes and any byte of a UTF-8 sequence
+    (``[\\w\\x80-\\xff]*``, without ``re`` on the per-turn path)."""
+    end, size = at, len(data)
+    while end < size and (data[end] in _WORD_BYTES or data[end] >= 0x80):
+        end += 1
+    return end
 
 
 def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -> None:
@@ -50,7 +56,7 @@ def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -
 
 def scan_python(path: Path, query_terms: list[str]) -> Scan:
     """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks."""
-    from ..resolve import REPLACES, StreamingResolution
+    from ..resolve import StreamingResolution, replaces_in
 
     scan = Scan(engine="python")
     named_at: dict[str, list[int]] = {}
@@ -69,15 +75,14 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
             i = low.find(needle)
             while i != -1:
                 if i == 0 or low[i - 1] not in _WORD_BYTES and low[i - 1] < 0x80:
-                    end = _WORD_TAIL.match(low, i).end()
+                    end = _word_end(low, i)
                     word = low[i:end].decode("utf-8", "replace")
                     start = low.rfind(b"\n", 0, i) + 1
                     _add_match(scan, base + start, base + i, word, wanted)
                     i = end
                 i = low.find(needle, i + 1)
-        for match in REPLACES.finditer(block):  # compact, or written by hand with spaces
-            target = match.group(1).decode("utf-8", "replace")
-            named_at.setdefault(target, []).append(base + match.start())
+        for at, target in replaces_in(block):  # compact, or written by hand with spaces
+            named_at.setdefault(target, []).append(base + at)
     scan.resolution = StreamingResolution(path, named_at, parse=entry_parser(loads))
     return scan
 
@@ -110,6 +115,7 @@ def start_scan(path, query_terms: list[str]) -> Started | None:
 
 
 def _spawn(rg: str, path, query_terms: list[str]) -> dict | None:
+    import re
     import subprocess
 
     from ..ripgrep import REPLACES
@@ -214,7 +220,10 @@ def _read_matches(fd: int, offsets: dict, wanted: set[str]) -> dict[str, dict[by
     (keys and offsets stay bytes until a line is read back)."""
     lines_of: dict[bytes, dict | None] = {}  # matched word -> its stem's line counts, or None
     tf: dict[str, dict[bytes, int]] = {}
-    findall, get_lines = _RG_TERM.findall, lines_of.get
+    import re  # (rg's path only: the small log's recall runs without ``re``)
+
+    findall = re.compile(rb"^(\d+):(\d+):(.*)$", re.MULTILINE).findall
+    get_lines = lines_of.get
     rest = b""
     while True:
         chunk = os.read(fd, 1 << 18)
