@@ -21,12 +21,34 @@ def _dumps(obj) -> str:
 
 
 def emit_json_lines(items: Iterable[dict]) -> int:
-    count = 0
-    write = sys.stdout.write
+    """One compact JSON object per line; bytes written in 64 KB chunks (a line at a time
+    through the text layer cost a filtered search on the 1M log a fifth of its time)."""
+    import orjson
+
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:  # a text-only stream (a test's StringIO)
+        count = 0
+        for item in items:
+            out.write(_dumps(item) + "\n")
+            count += 1
+        out.flush()
+        return count
+    out.flush()  # what was written before stays before
+    dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
+    chunk: list[bytes] = []
+    size = count = 0
     for item in items:
-        write(_dumps(item) + "\n")
+        line = dumps(item, option=newline)
+        chunk.append(line)
+        size += len(line)
         count += 1
-    sys.stdout.flush()
+        if size >= 1 << 16:
+            buffer.write(b"".join(chunk))
+            chunk.clear()
+            size = 0
+    buffer.write(b"".join(chunk))
+    buffer.flush()
     return count
 
 
