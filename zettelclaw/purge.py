@@ -332,11 +332,9 @@ def _scrub_value(value, texts: list[str], match: str | None, key: str | None = N
 
 
 def scrub_text(text: str, texts: list[str], match: str | None) -> str:
-    """``text`` with every ``texts`` (exactly) and ``match`` (ignoring case) as ``[purged]``."""
-    for old in texts:
-        text = text.replace(old, MARK)
-    if match:
-        text = re.sub(re.escape(match), MARK, text, flags=re.IGNORECASE)
+    """``text`` with every one of ``texts`` and ``match`` as ``[purged]``, ignoring case."""
+    for old in [*texts, match] if match else texts:
+        text = re.sub(re.escape(old), MARK, text, flags=re.IGNORECASE)
     return text
 
 
@@ -376,11 +374,8 @@ def scrub_run_logs(texts: list[str], match: str | None) -> list[str]:
 
 def _scrub_bytes(data: bytes, texts: list[str], match: str | None) -> bytes:
     text = data.decode("utf-8", "surrogateescape")
-    for old in texts:
+    for old in [*texts, match] if match else texts:
         for form in _escaped(old):
-            text = text.replace(form, MARK)
-    if match:
-        for form in _escaped(match):
             text = re.sub(re.escape(form), MARK, text, flags=re.IGNORECASE)
     return text.encode("utf-8", "surrogateescape")
 
@@ -457,7 +452,7 @@ def _left_in_memory(memory: Path, texts: list[str], match: str | None) -> list[s
     at = 0
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(True), 1):
         start, at = at, at + len(line.encode("utf-8", "replace"))
-        if not (any(t in line for t in texts) or (match and _contains(line, match))):
+        if not any(_contains(line, t) for t in [*texts, match] if t):
             continue
         if span and span[0] <= start < span[1]:
             found.append(f"{memory}:{number}: in the generated block (an entry outside the "
