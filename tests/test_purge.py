@@ -347,3 +347,34 @@ def test_a_purge_waits_for_the_lock_and_keeps_what_was_appended(log_dir, cli):
     final = lines(log_dir)
     assert final[-1] == late
     assert len(final) == len(DESIGN_LINES) + 1
+
+
+def test_a_purge_killed_after_its_rewrite_is_finished_by_running_it_again(
+        everywhere, log_dir, cli, monkeypatch):
+    """Killed between the log's rename and the scrub of hooks.log and MEMORY.md: the entries
+    are tombstones already, their words are gone from the log, yet running the same purge
+    again still finds what to scrub (state.json's `purging` record)."""
+    from zettelclaw import purge
+
+    memory = everywhere["memory"]
+    assert cli("brief", "--no-llm").exit_code == 0
+    target = everywhere["mine"][0]
+
+    class Killed(BaseException):  # what SIGKILL leaves, short of the process
+        pass
+
+    def killed(*args, **kwargs):
+        raise Killed
+
+    with monkeypatch.context() as patch, pytest.raises(Killed):
+        patch.setattr(purge, "scrub_run_logs", killed)
+        cli("purge", target["id"], "--yes")
+    assert lines(log_dir)[0]["purged"]
+    assert everywhere["phrase"] in (log_dir / "hooks.log").read_text()
+    result = cli("purge", target["id"], "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert orjson.loads(result.stdout)["already"] == [target["id"]]
+    left = [name for name in grep_r(everywhere["phrase"], log_dir, memory)
+            if not name.endswith("log.jsonl")]  # (another entry says it too)
+    assert left == []
+    assert "purging" not in json.loads((log_dir / "state.json").read_text())

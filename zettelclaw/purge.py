@@ -116,10 +116,11 @@ class Plan:
         return {e["id"] for e in self.entries} | {e.get("id") for e in self.pending}
 
     def texts(self) -> list[str]:
-        """The words to take out of the other files: each purged entry's content and detail,
+        """The words to take out of the other files: each purged entry's content and detail
+        (but one shorter than :data:`MIN_MATCH`, which would take ordinary words with it),
         longest first (a text inside another goes after it)."""
         found = {t for e in self.entries + self.pending for key in ("content", "detail")
-                 if isinstance(t := e.get(key), str) and t.strip()}
+                 if isinstance(t := e.get(key), str) and len(t.strip()) >= MIN_MATCH}
         return sorted(found, key=len, reverse=True)
 
 
@@ -241,18 +242,58 @@ def purge(selection: Selection, *, rebrief: bool = True, now: str | None = None)
         state = _load_state()
         found = plan(selection, log, state)
         report = Report(found)
-        texts = found.texts()
-        if _scrub_state(state, found, texts):
+        work = _work(found, selection, state.get(UNFINISHED), when)
+        if _scrub_state(state, found, work):
             report.scrubbed.append(paths.STATE_FILE)
         if found.entries and log.exists():
             report.purged = log.rewrite(_to_tombstones(found.ids, when), locked=True)
         _remove_stale_stdin_dirs(paths.log_dir())
-    report.scrubbed += scrub_run_logs(texts, found.match)
-    if rebrief and (found.entries or found.match is not None):
-        report.briefed, report.left = _rebrief(found, texts)
+    texts = work["texts"]
+    report.scrubbed += scrub_run_logs(texts)
+    if rebrief:
+        report.briefed, report.left = _rebrief(work["agents"], texts)
+    if work["texts"] or work["agents"]:
+        _finished(when)
     if found.match is not None:
         report.left += leftovers(found.match, selection)
     return report
+
+
+UNFINISHED = "purging"  # state.json: what a purge still has to scrub after its log rewrite
+
+
+def _work(found: Plan, selection: Selection, unfinished, when: str) -> dict:
+    """What is left to do once the log is rewritten: the texts to scrub from the run logs and
+    MEMORY.md, the agents whose MEMORY.md to brief again; with what an earlier purge killed
+    before it finished left in state.json (``purging``)."""
+    from . import briefing
+
+    texts = found.texts() + ([found.match] if found.match is not None else [])
+    default = paths.default_agent()
+    agents = {paths.entry_agent(e, default) for e in found.entries}
+    if found.match is not None:
+        agents.update(a for a in briefing.agents_with_entries()
+                      if selection.agents is None or a in selection.agents)
+    if isinstance(unfinished, dict):
+        texts += [t for t in unfinished.get("texts") or [] if isinstance(t, str) and t]
+        agents.update(a for a in unfinished.get("agents") or [] if isinstance(a, str))
+    texts = sorted(set(texts), key=len, reverse=True)
+    return {"at": when, "texts": texts, "agents": sorted(agents)}
+
+
+def _finished(when: str) -> None:
+    """Drop the ``purging`` record this purge wrote (one a later purge took over stays)."""
+    import orjson
+
+    from .fsutil import atomic_write, dir_lock
+
+    with dir_lock(paths.log_dir()):
+        state = _load_state()
+        record = state.get(UNFINISHED)
+        if isinstance(record, dict) and record.get("at") == when:
+            del state[UNFINISHED]
+            atomic_write(paths.state_path(),
+                         orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
 
 
 def _to_tombstones(ids: set[str], when: str) -> Callable[[bytes], bytes]:
@@ -294,14 +335,17 @@ def _load_state() -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _scrub_state(state: dict, found: Plan, texts: list[str]) -> bool:
-    """Take the purged entries out of ``pending`` and ``texts`` out of every free text of
-    state.json (written atomically, under the caller's lock); whether it changed."""
+def _scrub_state(state: dict, found: Plan, work: dict) -> bool:
+    """Take the purged entries out of ``pending`` and the texts out of every free text of
+    state.json, and record ``work`` (what is left to do after the log's rewrite) in it, in one
+    atomic write under the caller's lock; whether it changed."""
     import orjson
 
-    if not state:
+    texts = work["texts"]
+    if not state and not texts:
         return False
     before = orjson.dumps(state)
+    state.pop(UNFINISHED, None)
     pending = state.get("pending")
     if isinstance(pending, dict):
         gone = found.ids
@@ -309,31 +353,34 @@ def _scrub_state(state: dict, found: Plan, texts: list[str]) -> bool:
             if isinstance(record, dict) and isinstance(record.get("entries"), list):
                 record["entries"] = [e for e in record["entries"]
                                      if not (isinstance(e, dict) and e.get("id") in gone)]
-    scrubbed = _scrub_value(state, texts, found.match)
-    if orjson.dumps(scrubbed) == before:
-        return False
-    from .fsutil import atomic_write
+    scrubbed = _scrub_value(state, texts)
+    changed = orjson.dumps(scrubbed) != before
+    if texts or work["agents"]:
+        scrubbed[UNFINISHED] = work
+    if changed or texts or work["agents"]:
+        from .fsutil import atomic_write
 
-    atomic_write(paths.state_path(), orjson.dumps(scrubbed, option=orjson.OPT_INDENT_2) + b"\n")
-    return True
+        atomic_write(paths.state_path(),
+                     orjson.dumps(scrubbed, option=orjson.OPT_INDENT_2) + b"\n")
+    return changed
 
 
-def _scrub_value(value, texts: list[str], match: str | None, key: str | None = None):
+def _scrub_value(value, texts: list[str], key: str | None = None):
     """``value`` with ``texts`` replaced in its free text: strings with a space in them (what
     people and models write; ids, slugs, times and keys have none) and anything under a
     content, detail, error, message or reason key."""
     if isinstance(value, dict):
-        return {k: _scrub_value(v, texts, match, k) for k, v in value.items()}
+        return {k: _scrub_value(v, texts, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrub_value(v, texts, match, key) for v in value]
+        return [_scrub_value(v, texts, key) for v in value]
     if isinstance(value, str) and (key in _TEXT_KEYS or any(c.isspace() for c in value)):
-        return scrub_text(value, texts, match)
+        return scrub_text(value, texts)
     return value
 
 
-def scrub_text(text: str, texts: list[str], match: str | None) -> str:
-    """``text`` with every one of ``texts`` and ``match`` as ``[purged]``, ignoring case."""
-    for old in [*texts, match] if match else texts:
+def scrub_text(text: str, texts: list[str]) -> str:
+    """``text`` with every one of ``texts`` as ``[purged]``, ignoring case."""
+    for old in texts:
         text = re.sub(re.escape(old), MARK, text, flags=re.IGNORECASE)
     return text
 
@@ -347,7 +394,7 @@ def _escaped(text: str) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
-def scrub_run_logs(texts: list[str], match: str | None) -> list[str]:
+def scrub_run_logs(texts: list[str]) -> list[str]:
     """Take ``texts`` out of hooks.log (and its rotated copy) and brief.log; returns the names of
     the files that changed. Those are appended to without our lock (by the plugin's detached
     children), so each is replaced by compare-and-swap: what is appended meanwhile is kept."""
@@ -363,7 +410,7 @@ def scrub_run_logs(texts: list[str], match: str | None) -> list[str]:
             except Exception:  # noqa: BLE001 - a symlink or FIFO in its place: not ours
                 break
             old = read_bytes(path) or b""
-            new = _scrub_bytes(old, texts, match)
+            new = _scrub_bytes(old, texts)
             if new == old:
                 break
             if compare_and_swap(path, new, old):
@@ -372,9 +419,9 @@ def scrub_run_logs(texts: list[str], match: str | None) -> list[str]:
     return changed
 
 
-def _scrub_bytes(data: bytes, texts: list[str], match: str | None) -> bytes:
+def _scrub_bytes(data: bytes, texts: list[str]) -> bytes:
     text = data.decode("utf-8", "surrogateescape")
-    for old in [*texts, match] if match else texts:
+    for old in texts:
         for form in _escaped(old):
             text = re.sub(re.escape(form), MARK, text, flags=re.IGNORECASE)
     return text.encode("utf-8", "surrogateescape")
@@ -399,26 +446,27 @@ def _remove_stale_stdin_dirs(directory: Path) -> None:
 # -- MEMORY.md ------------------------------------------------------------------------------
 
 
-def _rebrief(found: Plan, texts: list[str]) -> tuple[list[str], list[str]]:
-    """Brief again (no model) every MEMORY.md that has a generated block, for the agents whose
-    entries went (all of them for --match); say where the text is still there."""
+def _rebrief(agents: list[str], texts: list[str]) -> tuple[list[str], list[str]]:
+    """Brief again (no model) the MEMORY.md of each of ``agents`` that has a generated block;
+    say where one of ``texts`` is still there."""
     from . import briefing
     from .briefing.memory_md import _memory_path, markers_state
+    from .errors import ZettelclawError
 
-    default = paths.default_agent()
-    if found.match is not None:
-        agents = briefing.agents_with_entries()
-    else:
-        agents = sorted({paths.entry_agent(e, default) for e in found.entries})
-    options = briefing.Options.resolve(use_model=False)
-    options.default_agent = default
+    if not agents:
+        return [], []
+    try:
+        options = briefing.Options.resolve(use_model=False)
+    except ZettelclawError as exc:
+        return [], [f"MEMORY.md not briefed again ({exc}); run `zettelclaw brief`"]
+    options.default_agent = paths.default_agent()
     briefed, left = [], []
     for agent in agents:
         options.agent, options.single = agent, len(agents) == 1
         memory = _memory_path(options)
         try:
             if markers_state(memory) != "ok":
-                left += _left_in_memory(memory, texts, found.match)
+                left += _left_in_memory(memory, texts)
                 continue
             result = briefing.build(options)
             briefing.write(result)
@@ -431,11 +479,11 @@ def _rebrief(found: Plan, texts: list[str]) -> tuple[list[str], list[str]]:
                         "run `zettelclaw brief`")
             continue
         briefed.append(str(memory))
-        left += _left_in_memory(memory, texts, found.match)
+        left += _left_in_memory(memory, texts)
     return briefed, left
 
 
-def _left_in_memory(memory: Path, texts: list[str], match: str | None) -> list[str]:
+def _left_in_memory(memory: Path, texts: list[str]) -> list[str]:
     """Where MEMORY.md still holds one of ``texts``: lines of the person's part are named
     (theirs to change), a line of the block means another entry still says it."""
     from .briefing.memory_md import _read_memory
@@ -452,7 +500,7 @@ def _left_in_memory(memory: Path, texts: list[str], match: str | None) -> list[s
     at = 0
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(True), 1):
         start, at = at, at + len(line.encode("utf-8", "replace"))
-        if not any(_contains(line, t) for t in [*texts, match] if t):
+        if not any(_contains(line, t) for t in texts):
             continue
         if span and span[0] <= start < span[1]:
             found.append(f"{memory}:{number}: in the generated block (an entry outside the "
