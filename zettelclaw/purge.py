@@ -163,17 +163,23 @@ def plan(selection: Selection, log=None, state: dict | None = None) -> Plan:
 
     selection.check()
     log = log if log is not None else Log(warn=False)
-    entries: dict[str, dict] = {}
-    order: list[str] = []
+    # one pass for the ids, the replacement links and what the filters pick; the entries
+    # themselves are kept only for those chosen (a second pass), not the whole log
+    live: set[str] = set()
+    named: dict[str, bool] = {}  # an id given -> whether its entry is in --agent's scope
     dead: set[str] = set()
     links: dict[str, set[str]] = {}
+    seeds: set[str] = set()
+    wanted = set(selection.ids)
     for entry, stone in _lines(log):
         line = entry if entry is not None else stone
         entry_id = line["id"]
         if entry is not None:
-            if entry_id not in entries:
-                order.append(entry_id)
-            entries[entry_id] = entry
+            live.add(entry_id)
+            if entry_id in wanted:
+                named[entry_id] = selection.in_scope(entry)
+            elif selection.picks(entry):
+                seeds.add(entry_id)
         else:
             dead.add(entry_id)
         target = line.get("replaces")
@@ -181,27 +187,28 @@ def plan(selection: Selection, log=None, state: dict | None = None) -> Plan:
             links.setdefault(entry_id, set()).add(target)
             links.setdefault(target, set()).add(entry_id)
 
-    seeds: set[str] = set()
     already: list[str] = []
     for entry_id in dict.fromkeys(selection.ids):
-        entry = entries.get(entry_id)
-        if entry is not None and selection.in_scope(entry):
+        if named.get(entry_id):
             seeds.add(entry_id)
-        elif entry is None and entry_id in dead:
+        elif entry_id not in live and entry_id in dead:
             already.append(entry_id)
         else:
             raise NotFoundError(f"no entry {entry_id!r}; nothing purged")
-    seeds.update(i for i in order if selection.picks(entries[i]))
     chosen = _chains(seeds, links)
     for pending in _pending_entries(state):  # a killed run's entries, appended by the next
         if isinstance(pending.get("id"), str) and (
                 pending["id"] in chosen or pending.get("replaces") in chosen
                 or selection.picks(pending)):
             chosen.add(pending["id"])
+    entries: dict[str, dict] = {}
+    if chosen & live:
+        for entry, _ in _lines(log):
+            if entry is not None and entry["id"] in chosen:
+                entries[entry["id"]] = entry  # (an id written twice: its last line, first place)
     waiting = {p.get("id"): p for p in _pending_entries(state)
-               if p.get("id") in chosen and p.get("id") not in entries}
-    return Plan([entries[i] for i in order if i in chosen], list(waiting.values()), already,
-                selection.match)
+               if p.get("id") in chosen and p.get("id") not in live}
+    return Plan(list(entries.values()), list(waiting.values()), already, selection.match)
 
 
 def _chains(seeds: set[str], links: dict[str, set[str]]) -> set[str]:
