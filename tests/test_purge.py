@@ -378,3 +378,12 @@ def test_a_purge_killed_after_its_rewrite_is_finished_by_running_it_again(
             if not name.endswith("log.jsonl")]  # (another entry says it too)
     assert left == []
     assert "purging" not in json.loads((log_dir / "state.json").read_text())
+
+
+def test_a_first_line_after_a_byte_order_mark_is_purged_too(log_dir, cli):
+    write_log(log_dir, DESIGN_LINES)
+    path = log_dir / "log.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # an editor saved it so
+    assert cli("purge", "Cx6tM_1pWn8Y", "--yes").exit_code == 0
+    assert b"Queue-based retries" not in path.read_bytes()
+    assert orjson.loads(path.read_bytes().splitlines()[0])["purged"]

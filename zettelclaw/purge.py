@@ -285,7 +285,7 @@ def _work(found: Plan, selection: Selection, unfinished, when: str) -> dict:
         texts += [t for t in unfinished.get("texts") or [] if isinstance(t, str) and t]
         agents.update(a for a in unfinished.get("agents") or [] if isinstance(a, str))
     texts = sorted(set(texts), key=len, reverse=True)
-    return {"at": when, "texts": texts, "agents": sorted(agents)}
+    return {"at": when, "pid": os.getpid(), "texts": texts, "agents": sorted(agents)}
 
 
 def _finished(when: str) -> None:
@@ -297,7 +297,8 @@ def _finished(when: str) -> None:
     with dir_lock(paths.log_dir()):
         state = _load_state()
         record = state.get(UNFINISHED)
-        if isinstance(record, dict) and record.get("at") == when:
+        if isinstance(record, dict) and record.get("at") == when \
+                and record.get("pid") == os.getpid():
             del state[UNFINISHED]
             atomic_write(paths.state_path(),
                          orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
@@ -306,18 +307,15 @@ def _finished(when: str) -> None:
 def _to_tombstones(ids: set[str], when: str) -> Callable[[bytes], bytes]:
     import orjson
 
-    from .log import is_entry
+    from .log import parse_line
 
     needles = {i.encode() for i in ids}
 
     def transform(line: bytes) -> bytes:
         if not any(m.group(1) in needles for m in _ID.finditer(line)):
             return line  # (only lines naming one of the ids are parsed)
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return line
-        if not is_entry(obj) or obj["id"] not in ids:
+        obj = parse_line(line)  # (a first line after a byte-order mark too)
+        if obj is None or obj["id"] not in ids:
             return line
         return orjson.dumps(tombstone(obj, when)) + (b"\n" if line.endswith(b"\n") else b"")
 
