@@ -151,7 +151,8 @@ def test_filters_apply_together(log_dir, cli):
         "Cx6tM_1pWn8Y", "a3k9x_BmQ2yT"]
 
 
-@pytest.mark.parametrize("args", [[], ["--match", "ab"], ["a3k9x_BmQ2yT", "--match", "retry"]])
+@pytest.mark.parametrize("args", [[], ["--match", "ab"], ["a3k9x_BmQ2yT", "--match", "retry"],
+                                  ["--subject", "Auth Migration"]])
 def test_a_purge_that_names_nothing_clear_is_a_usage_error(log_dir, cli, args):
     write_log(log_dir, DESIGN_LINES)
     before = files(log_dir)

@@ -84,6 +84,10 @@ class Selection:
                              "is part of too many words and ids")
         if self.match is not None and "\n" in self.match:
             raise UsageError("--match is one line of text")
+        if self.subject is not None:
+            from .subjects import check_slug
+
+            check_slug(self.subject)
 
     def in_scope(self, entry: dict) -> bool:
         return self.agents is None or \
