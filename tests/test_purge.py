@@ -388,3 +388,16 @@ def test_a_first_line_after_a_byte_order_mark_is_purged_too(log_dir, cli):
     assert cli("purge", "Cx6tM_1pWn8Y", "--yes").exit_code == 0
     assert b"Queue-based retries" not in path.read_bytes()
     assert orjson.loads(path.read_bytes().splitlines()[0])["purged"]
+
+
+def test_a_running_extraction_is_named(log_dir, cli):
+    """An extraction waiting on the model may append the same words again after the purge."""
+    import socket
+
+    write_log(log_dir, DESIGN_LINES)
+    (log_dir / "state.json").write_text(json.dumps({"claims": {SID: {
+        "token": "t", "pid": os.getpid(), "host": socket.gethostname(), "at": now_iso()}}}))
+    result = cli("purge", "--match", "webhook", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert f"session {SID}: an extraction is running" in result.stderr
+    assert json.loads((log_dir / "state.json").read_text())["claims"][SID]["token"] == "t"

@@ -259,6 +259,7 @@ def purge(selection: Selection, *, rebrief: bool = True, now: str | None = None)
         if found.entries and log.exists():
             report.purged = log.rewrite(_to_tombstones(found.ids, when), locked=True)
         _remove_stale_stdin_dirs(paths.log_dir())
+        running = _running_extractions(state)
     texts = work["texts"]
     report.scrubbed += scrub_run_logs(texts)
     if rebrief:
@@ -267,7 +268,19 @@ def purge(selection: Selection, *, rebrief: bool = True, now: str | None = None)
         _finished(when)
     if found.match is not None:
         report.left += leftovers(found.match, selection)
+    report.left += [f"session {sid}: an extraction is running; what it appends after this purge "
+                    "was not looked at: run the purge again once it finished" for sid in running]
     return report
+
+
+def _running_extractions(state: dict) -> list[str]:
+    """Sessions an extraction holds a live claim on: it may append, once its model answers,
+    entries that say again what was purged."""
+    from .extract.claim import claim_is_live
+
+    claims = state.get("claims")
+    return sorted(sid for sid, claim in claims.items() if claim_is_live(claim)) \
+        if isinstance(claims, dict) else []
 
 
 UNFINISHED = "purging"  # state.json: what a purge still has to scrub after its log rewrite
