@@ -401,3 +401,11 @@ def test_a_running_extraction_is_named(log_dir, cli):
     assert result.exit_code == 0, result.stderr
     assert f"session {SID}: an extraction is running" in result.stderr
     assert json.loads((log_dir / "state.json").read_text())["claims"][SID]["token"] == "t"
+
+
+def test_a_match_in_what_a_tombstone_keeps_is_named(log_dir, cli):
+    entry = make_entry("fact", "The session-zebra notes", "session-zebra")
+    write_log(log_dir, [entry])
+    result = cli("purge", "--match", "session-zebra", "--yes")
+    assert result.exit_code == 0
+    assert "log.jsonl: still holds it in what lines keep of themselves" in result.stderr

@@ -549,6 +549,10 @@ def leftovers(match: str, selection: Selection) -> list[str]:
                     "(another agent's: --agent all; another session or subject: drop that "
                     "filter)")
     needle = match.casefold()
+    if not others and any(needle in line.decode("utf-8", "replace").casefold()
+                          for line in log.lines()):
+        left.append(f"{log.path}: still holds it in what lines keep of themselves (an id, a "
+                    "session, an agent, a time; a tombstone keeps those)")
     for root, _dirs, files in os.walk(paths.log_dir()):
         for name in files:
             path = os.path.join(root, name)
