@@ -16,9 +16,9 @@ STATE_FILES = ("log.jsonl", "subjects.json", "state.json")
 # commands that read (r) or write (w) each file
 COMMANDS = {
     "log.jsonl": [("log",), ("search", "webhook", "--json"), ("handoff",), ("stats",),
-                  ("write", "fact", "a new fact")],
+                  ("write", "fact", "a new fact"), ("purge", "a3k9x_BmQ2yT", "--yes")],
     "subjects.json": [("subjects", "list"), ("subjects", "add", "billing")],
-    "state.json": [("stats",), ("handoff",)],
+    "state.json": [("stats",), ("handoff",), ("purge", "--match", "webhook", "--yes")],
 }
 
 

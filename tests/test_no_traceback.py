@@ -228,9 +228,10 @@ COMMANDS = {
     ("stats",): ["--json"],
     ("handoff",): ["--json"],
     ("paths",): ["--json"],
+    ("purge",): ["--session", "--subject", "--match", "--agent", "--dry-run", "--yes", "--json"],
 }
 FLAGS = {"--all", "--json", "--explain", "--history", "--transcript", "--dry-run",
-         "--retry-failed", "--print"}
+         "--retry-failed", "--print", "--yes"}
 
 
 @st.composite

@@ -143,6 +143,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     init,
     log,
     paths,
+    purge,
     recall,
     search,
     stats,
@@ -154,6 +155,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
 for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
                 brief, init, doctor, paths):
     _module.register(app)
+purge.register(app)  # (issue 15)
 
 
 def _reflow(text: str | None) -> str | None:

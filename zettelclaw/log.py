@@ -3,7 +3,8 @@
 Appends are whole lines written in one ``write`` under the directory lock, then fsynced.
 Readers skip a torn or invalid line (one warning on stderr) and go on; a writer that finds a
 torn last line starts its own on a fresh line. Nothing is ever edited in place: the only
-rewrite is ``subjects rename``, which writes a temp file and renames it under the lock.
+rewrites are ``subjects rename`` and ``purge``, which write a temp file and rename it under the
+lock.
 """
 
 from __future__ import annotations

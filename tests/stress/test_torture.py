@@ -5,7 +5,8 @@ hostile input.
 trials, 50 SIGKILL trials per command, 1000 fuzz examples per parser, a 100 MB transcript.
 The parallel `write` appends and SIGKILL during `subjects rename` live in
 tests/test_reliability.py, the model fault matrix in tests/test_model.py and
-tests/test_extract.py; this file has the rest.
+tests/test_extract.py, SIGKILL during `purge` and a purge racing appends in
+tests/stress/test_purge_torture.py; this file has the rest.
 """
 
 from __future__ import annotations
