@@ -22,6 +22,29 @@ function textOf(content) {
     .map((part) => part.text).join("\n");
 }
 
+// <private>...</private> (any case, spaces inside the brackets, nested counted, one left open
+// runs to the end): never a recall query, so never in a command line or a log (zettelclaw/private.py)
+const PRIVATE_TAG = /<\s*(\/)?\s*private(?:\s[^<>]*)?>/gi;
+
+/** `text` without its private spans (tags included). */
+export function stripPrivate(text) {
+  if (!text.includes("<") || !/private/i.test(text)) return text;
+  let out = "";
+  let depth = 0;
+  let pos = 0;
+  for (const tag of text.matchAll(PRIVATE_TAG)) {
+    const closing = tag[1] !== undefined;
+    if (depth === 0) {
+      out += text.slice(pos, tag.index);
+      if (!closing) depth = 1;
+    } else {
+      depth += closing ? -1 : 1;
+    }
+    pos = tag.index + tag[0].length;
+  }
+  return depth ? out : out + text.slice(pos);
+}
+
 /**
  * The person's message from before_prompt_build's event: `currentUserMessage` where OpenClaw
  * gives it (2026.9; an empty string means no textual request), else the prompt, else the last
@@ -29,7 +52,9 @@ function textOf(content) {
  * turn as `messages`: their last user text is the previous message, so the prompt comes first.)
  */
 export function userMessage(event = {}) {
-  if (typeof event.currentUserMessage === "string") return event.currentUserMessage.trim();
+  if (typeof event.currentUserMessage === "string") {
+    return stripPrivate(event.currentUserMessage).trim();
+  }
   let text = typeof event.prompt === "string" ? event.prompt : "";
   if (!text.trim() && Array.isArray(event.messages)) {
     for (let i = event.messages.length - 1; i >= 0; i -= 1) {
@@ -43,7 +68,7 @@ export function userMessage(event = {}) {
     }
   }
   // a channel's envelope before the words ("[Mon 2026-11-23 15:40 UTC] ...") is not the message
-  return text.replace(/^\s*\[[^\]\n]{0,80}\]\s*/, "").trim();
+  return stripPrivate(text.replace(/^\s*\[[^\]\n]{0,80}\]\s*/, "")).trim();
 }
 
 /** Whether the plugin config leaves recall on (`recall.enabled`, default true). */
