@@ -16,7 +16,7 @@ STATE_FILES = ("log.jsonl", "subjects.json", "state.json")
 # commands that read (r) or write (w) each file
 COMMANDS = {
     "log.jsonl": [("log",), ("search", "webhook", "--json"), ("handoff",), ("stats",),
-                  ("write", "fact", "a new fact")],
+                  ("write", "fact", "a new fact"), ("export",)],
     "subjects.json": [("subjects", "list"), ("subjects", "add", "billing")],
     "state.json": [("stats",), ("handoff",)],
 }
