@@ -8,6 +8,7 @@
 
 import fs from "node:fs";
 
+import { stripPrivate } from "./private.js";
 import { runCommand } from "./run.js";
 
 export const RECALL_TIMEOUT_MS = 3000;
@@ -20,29 +21,6 @@ function textOf(content) {
   return content
     .filter((part) => part && part.type === "text" && typeof part.text === "string")
     .map((part) => part.text).join("\n");
-}
-
-// <private>...</private> (any case, spaces inside the brackets, nested counted, one left open
-// runs to the end): never a recall query, so never in a command line or a log (zettelclaw/private.py)
-const PRIVATE_TAG = /<\s*(\/)?\s*private(?:\s[^<>]*)?>/gi;
-
-/** `text` without its private spans (tags included). */
-export function stripPrivate(text) {
-  if (!text.includes("<") || !/private/i.test(text)) return text;
-  let out = "";
-  let depth = 0;
-  let pos = 0;
-  for (const tag of text.matchAll(PRIVATE_TAG)) {
-    const closing = tag[1] !== undefined;
-    if (depth === 0) {
-      out += text.slice(pos, tag.index);
-      if (!closing) depth = 1;
-    } else {
-      depth += closing ? -1 : 1;
-    }
-    pos = tag.index + tag[0].length;
-  }
-  return depth ? out : out + text.slice(pos);
 }
 
 /**
