@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
         conversation first. An existing --output is replaced only with --force; a file inside
         the log directory is refused.
 
-        Examples: `zettelclaw export > memory.jsonl`;
+        Examples: `zettelclaw export | gzip > memory.jsonl.gz`;
         `zettelclaw export --format csv --output memory.csv`;
         `zettelclaw export -o memory.md --agent all`.
         """
