@@ -113,6 +113,11 @@ def _md_text(text, indent: str) -> str:
     return f"\n{indent}".join(line.rstrip() for line in lines)
 
 
+def _md_line(text) -> str:
+    """``text`` on one line (a heading, a label): whitespace runs as one space."""
+    return _md_text(" ".join(_cell(text).split()), "")
+
+
 def _subject_names() -> dict[str, str]:
     from .errors import ZettelclawError
     from .subjects import Registry
@@ -146,7 +151,7 @@ def as_markdown(items: list[dict], *, title: str = "", now: str = "") -> str:
         return f"{name} ({slug})" if name != slug else slug
 
     count = len(items)
-    out = [f"# {_md_text(title or 'zettelclaw memory', '')}", ""]
+    out = [f"# {_md_line(title or 'zettelclaw memory')}", ""]
     out.append(f"{count} {'entry' if count == 1 else 'entries'}"
                + (f", exported {now}" if now else "") + ".")
     if not items:
@@ -156,7 +161,7 @@ def as_markdown(items: list[dict], *, title: str = "", now: str = "") -> str:
     if None in groups:
         order.append(None)
     for slug in order:
-        out += ["", f"## {_md_text(heading(slug), '')}", ""]
+        out += ["", f"## {_md_line(heading(slug))}", ""]
         dated = sorted(groups[slug], key=lambda e: _cell(e.get("timestamp")))
         for entry in dated:
             out.append(_md_item(entry))
@@ -164,11 +169,11 @@ def as_markdown(items: list[dict], *, title: str = "", now: str = "") -> str:
 
 
 def _md_item(entry: dict) -> str:
-    kind = _md_text(entry.get("type"), "")
+    kind = _md_line(entry.get("type"))
     status = entry.get("status")
-    label = f"**{kind}**" + (f" ({_md_text(status, '')})" if status else "")
-    date = _cell(entry.get("timestamp"))[:10]
-    head = f"- {label} · {_md_text(date, '')}" if date else f"- {label}"
+    label = f"**{kind}**" + (f" ({_md_line(status)})" if status else "")
+    date = _md_line(_cell(entry.get("timestamp"))[:10])
+    head = f"- {label} · {date}" if date else f"- {label}"
     item = f"{head} · {_md_text(entry.get('content'), '  ')}"
     if entry.get("detail"):
         item += f"\n  — {_md_text(entry['detail'], '  ')}"
