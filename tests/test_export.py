@@ -163,3 +163,14 @@ def test_help_shows_an_example(cli):
     result = cli("export", "--help")
     assert result.exit_code == 0
     assert "zettelclaw export --format csv --output memory.csv" in " ".join(result.stdout.split())
+
+
+def test_markdown_keeps_its_structure_whatever_an_entry_holds(log_dir, cli):
+    write_log(log_dir, [{"id": "Odd000000001", "timestamp": "2026-03-01T10:00:00Z",
+                         "type": "fact", "content": "# looks like a heading\n```\nfenced",
+                         "subject": "hand\nedited", "session": "s"}])
+    lines = cli("export", "-f", "md").stdout.splitlines()
+    assert [x for x in lines if x.startswith("#")] == ["# zettelclaw memory: main",
+                                                        "## Hand edited (hand edited)"]
+    assert "- **fact** · 2026-03-01 · \\# looks like a heading" in lines
+    assert "  \\```" in lines and "  fenced" in lines
