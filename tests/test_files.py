@@ -16,7 +16,8 @@ STATE_FILES = ("log.jsonl", "subjects.json", "state.json")
 # commands that read (r) or write (w) each file
 COMMANDS = {
     "log.jsonl": [("log",), ("search", "webhook", "--json"), ("handoff",), ("stats",),
-                  ("write", "fact", "a new fact"), ("purge", "a3k9x_BmQ2yT", "--yes")],
+                  ("write", "fact", "a new fact"), ("purge", "a3k9x_BmQ2yT", "--yes"),
+                  ("export",)],
     "subjects.json": [("subjects", "list"), ("subjects", "add", "billing")],
     "state.json": [("stats",), ("handoff",), ("purge", "--match", "webhook", "--yes")],
 }

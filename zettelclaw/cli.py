@@ -136,6 +136,7 @@ def root(
 from .commands import (  # noqa: E402  (the app must exist before commands register)
     brief,
     doctor,
+    export,
     extract,
     get,
     handoff,
@@ -153,7 +154,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
 )
 
 for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
-                brief, init, doctor, paths):
+                export, brief, init, doctor, paths):
     _module.register(app)
 purge.register(app)  # (issue 15)
 

@@ -128,15 +128,20 @@ def make_entry(type: str, content: str, session: str, *, detail: str | None = No
                id: str | None = None, agent: str | None = None) -> dict:
     """Give birth to an entry: id and timestamp come from here, nowhere else; so does the
     redaction of its text, so every way in (extraction, ``write``) stores, compares for
-    duplicates and prints the same redacted entry."""
+    duplicates and prints the same redacted entry. A ``<private>`` span in it (``write`` by
+    hand) is stored as ``[private]``, as in a transcript."""
+    from .private import hide_private
     from .redact import redact
+
+    def clean(text):
+        return redact(hide_private(text)[0]) if isinstance(text, str) else text
 
     return validate({
         "id": id or new_id(),
         "timestamp": timestamp or now_iso(),
         "type": type,
-        "content": redact(content) if isinstance(content, str) else content,
-        "detail": redact(detail) if isinstance(detail, str) else detail,
+        "content": clean(content),
+        "detail": clean(detail),
         "subject": subject,
         "status": status,
         "replaces": replaces,

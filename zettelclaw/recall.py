@@ -184,7 +184,9 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
 
     if not isinstance(message, str):
         return []
-    message = message[:MAX_QUERY_CHARS]
+    from .private import strip_private
+
+    message = strip_private(message)[:MAX_QUERY_CHARS]  # private words neither rank nor show
     if is_filler(message):  # first: small talk costs no config, no query, no scan
         return []
     opts = options(flags)

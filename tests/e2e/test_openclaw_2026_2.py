@@ -54,6 +54,7 @@ def home(tmp_path, openai):
     with anthropic:
         home = OpenClawHome(tmp_path, toolchain(VERSION), extra_env={
             "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": anthropic.url})
+        home.anthropic = anthropic
         home.write_config(base_config(openai.base_url, home.port))
         yield home
         home.cleanup()
@@ -87,7 +88,7 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
     approvals = json.loads((home.state / "exec-approvals.json").read_text())
     assert [e["pattern"] for e in approvals["agents"]["main"]["allowlist"]] == [exe]
 
-    _turn(home, "fig-93: which JS tool?")
+    _turn(home, "fig-93: which JS tool? <private>my PIN is Zanzibar-4417</private>")
     # 2026.2.22 runs the plugin's before_reset/session_end only in the channel reply pipeline,
     # not for gateway RPC resets: there the conversation reaches the log through the sweep the
     # plugin starts on gateway_start, which finds the renamed `<id>.jsonl.reset.<time>` file.
@@ -99,6 +100,10 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
         lambda: [e for e in home.log_entries() if e["type"] == "handoff"], 90,
         "the handoff of the conversation before the reset")
     assert handoffs[0]["content"] == "Tooling settled on Bun; CI config next"
+    # what the person kept <private> reached neither zettelclaw's model nor the log directory
+    asked = "\n".join(json.dumps(r.body) for r in home.anthropic.message_requests)
+    assert "fig-93: which JS tool? [private]" in asked and "Zanzibar" not in asked
+    assert not any(b"Zanzibar" in p.read_bytes() for p in home.log_dir.rglob("*") if p.is_file())
 
     # the design's own spelling (§8.2-8.3): `openclaw zettelclaw ...` runs zettelclaw
     subjects = home.openclaw("zettelclaw", "subjects")

@@ -142,7 +142,8 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     assert not [j for j in jobs if str(j.get("declarationKey", "")).startswith("memory-core:")]
 
     # first conversation, then /new: before_reset hands the conversation to extraction
-    reply = _turn(home, f"{FIRST}: let's settle the webhook retry policy")
+    reply = _turn(home, f"{FIRST}: let's settle the webhook retry policy "
+                        "<private>my PIN is Zanzibar-4417</private>")
     assert reply["status"] == "ok"
     _turn(home, "/new")
     first = home.wait_for(lambda: _handoffs(home), 90, "the first conversation's handoff")
@@ -151,6 +152,10 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     entries = home.log_entries()
     assert {e["type"] for e in entries} == {"decision", "task", "handoff"}
     assert len({e["session"] for e in entries}) == 1
+    # what the person kept <private> reached neither zettelclaw's model nor the log directory
+    asked = "\n".join(json.dumps(r.body) for r in anthropic.message_requests)
+    assert "retry policy [private]" in asked and "Zanzibar" not in asked
+    assert not any(b"Zanzibar" in p.read_bytes() for p in home.log_dir.rglob("*") if p.is_file())
 
     # the design's own spelling (§8.2-8.3): `openclaw zettelclaw ...` runs zettelclaw, its
     # output (JSON Lines when piped) and its exit code passed through
@@ -181,7 +186,9 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     assert "capped at 15 minutes with 20% jitter" in user_text
     assert user_text.count("<zettelclaw-memory>") == 1, "one block: handoff and recall together"
     seen = len(openai.chat_requests())
-    _turn(home, "thanks!")
+    # (a <private> question is not a recall query: the plugin drops it first)
+    _turn(home, "thanks! <private>what cap and jitter does the webhook retry backoff "
+                "use?</private>")
     request = openai.chat_requests()[seen]
     user_text = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
     last = user_text.rsplit("<zettelclaw-memory>", 1)[-1]

@@ -4,15 +4,18 @@ On 2026.9 ``/new`` and ``/reset`` keep the sessionId and append a ``reset`` even
 segment; on 2026.2 each rotated file is a closed segment of its own (the reader closes it). Only
 what the human and the assistant said becomes a :class:`Message`: tool calls and results,
 ``custom`` events, model changes, compaction summaries, inter-session and internal-system inputs
-are dropped.
+are dropped. What the person wrapped in ``<private>`` becomes ``[private]``, and so do the same
+words anywhere else in the session (:mod:`zettelclaw.private`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import orjson
 
+from ..private import PrivateSpans, hide_private
 from .clean import _HIDDEN_TURN_TOOLS, clean_text, content_text
 from .shapes import ASSISTANT, USER, Message, Segment
 from .times import _iso_from_ms
@@ -28,6 +31,7 @@ class _Segmenter:
         self.segments: list[Segment] = []
         self.index = 0
         self.position = 0
+        self.private = PrivateSpans()  # the session's <private> spans, hidden everywhere in it
         self._reset_segment()
 
     def _reset_segment(self) -> None:
@@ -66,7 +70,9 @@ class _Segmenter:
         role = message.get("role")
         if not self._in_conversation(role, message):
             return
-        text = clean_text(content_text(message.get("content")), role)
+        text, spans = hide_private(content_text(message.get("content")))
+        self.private.add(spans)
+        text = clean_text(text, role)
         if not text:
             return
         if event_id is None and event is message:
@@ -105,6 +111,10 @@ class _Segmenter:
     def finish(self, *, closed: bool = False) -> list[Segment]:
         if self.messages:
             self.close(closed=closed)
+        if self.private:  # the same words again, before or after, in either role
+            for segment in self.segments:
+                segment.messages = [replace(m, text=self.private.hide(m.text))
+                                    for m in segment.messages]
         if self.cut is None:
             return self.segments
         kept = []

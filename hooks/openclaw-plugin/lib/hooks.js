@@ -3,6 +3,7 @@
 
 import { agentArg } from "./config.js";
 import { frameHandoff } from "./handoff.js";
+import { hideInMessages } from "./private.js";
 import { userMessage } from "./recall.js";
 import { spawnDetached } from "./run.js";
 import { inScope, skipPrefixes } from "./scope.js";
@@ -34,13 +35,14 @@ export function extractArgs({ sessionId, agentId, sessionKey, sessionFile, reaso
   return args;
 }
 
-/** before_reset's messages as extract reads them: message objects, or whole transcript events. */
+/** before_reset's messages as extract reads them: message objects, or whole transcript events,
+ * with what the person kept <private> hidden (lib/private.js). */
 export function messagesPayload(messages) {
   const out = [];
   for (const item of messages || []) {
     if (item && typeof item === "object") out.push(item);
   }
-  return JSON.stringify(out);
+  return JSON.stringify(hideInMessages(out)); // <private> spans never reach the stdin file
 }
 
 /**

@@ -8,6 +8,7 @@
 
 import fs from "node:fs";
 
+import { stripPrivate } from "./private.js";
 import { runCommand } from "./run.js";
 
 export const RECALL_TIMEOUT_MS = 3000;
@@ -29,7 +30,9 @@ function textOf(content) {
  * turn as `messages`: their last user text is the previous message, so the prompt comes first.)
  */
 export function userMessage(event = {}) {
-  if (typeof event.currentUserMessage === "string") return event.currentUserMessage.trim();
+  if (typeof event.currentUserMessage === "string") {
+    return stripPrivate(event.currentUserMessage).trim();
+  }
   let text = typeof event.prompt === "string" ? event.prompt : "";
   if (!text.trim() && Array.isArray(event.messages)) {
     for (let i = event.messages.length - 1; i >= 0; i -= 1) {
@@ -43,7 +46,7 @@ export function userMessage(event = {}) {
     }
   }
   // a channel's envelope before the words ("[Mon 2026-11-23 15:40 UTC] ...") is not the message
-  return text.replace(/^\s*\[[^\]\n]{0,80}\]\s*/, "").trim();
+  return stripPrivate(text.replace(/^\s*\[[^\]\n]{0,80}\]\s*/, "")).trim();
 }
 
 /** Whether the plugin config leaves recall on (`recall.enabled`, default true). */

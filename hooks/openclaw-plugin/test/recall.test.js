@@ -105,6 +105,17 @@ test("the person's message: currentUserMessage, else the prompt, else the last u
   assert.equal(userMessage({}), "");
 });
 
+test("a <private> span is never the recall query: not in the command line, not ranked", async () => {
+  const { turn, runs } = setup();
+  await turn({ currentUserMessage: "webhook retries? <Private>my PIN is 4417</ private> thanks" });
+  await turn({ prompt: "the backfill script <private>salary 90k", messages: [] }, "s-2");
+  const argvs = runs("recall").map((r) => r.argv.join(" "));
+  assert.equal(argvs.length, 2);
+  assert.ok(argvs.every((a) => !/4417|PIN|salary|90k|private/i.test(a)), argvs.join("\n"));
+  assert.deepEqual(runs("recall")[0].argv.slice(-1), ["webhook retries?  thanks"]);
+  assert.deepEqual(runs("recall")[1].argv.slice(-1), ["the backfill script"], "left open: to the end");
+});
+
 test("nothing recalled (filler): the handoff alone, as before", async () => {
   const { turn } = setup({ behavior: { recall: { stdout: "" } } });
   const { prependContext } = await turn({ prompt: "thanks!" });
