@@ -137,6 +137,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     brief,
     doctor,
     extract,
+    forget,
     get,
     handoff,
     history,
@@ -151,8 +152,8 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     write,
 )
 
-for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
-                brief, init, doctor, paths):
+for _module in (search, get, handoff, recall, log, write, forget, subjects, extract, sweep, history,
+                stats, brief, init, doctor, paths):
     _module.register(app)
 
 

@@ -65,6 +65,11 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     now = options.now or clock.now()
     entries, stamps = _entries_of_the_night(options, format_ts(now), log_path)
     resolution = Resolution(entries)
+    # what was forgotten or purged is neither shown nor activity: as if never written
+    kept = [i for i, e in enumerate(entries)
+            if e["id"] in resolution.by_id and resolution.by_id[e["id"]] is e
+            and resolution.gone(e["id"]) is None]
+    entries, stamps = [entries[i] for i in kept], [stamps[i] for i in kept]
     tally = _Tally(now, options, resolution.by_id, resolution.replaced_by)
     for pos, entry in enumerate(entries):
         tally.add(pos, entry, stamps[pos])
@@ -85,7 +90,7 @@ def _entries_of_the_night(options: Options, now_key: str, log_path: Path | None
     replay = options.now is not None
     entries, stamps = [], []
     agent = options.agent
-    for entry in Log(log_path).entries():
+    for entry in Log(log_path).entries(records=True):
         if agent is not None and (entry.get("agent") or options.default_agent) != agent:
             continue  # another agent's memory
         ts = entry.get("timestamp")
