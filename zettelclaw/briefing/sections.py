@@ -96,8 +96,9 @@ def _entries_of_the_night(options: Options, now_key: str, log_path: Path | None
         ts = entry.get("timestamp")
         if not is_plain(ts):
             ts = _ts_key(ts)
-        if replay and ts is not None and ts > now_key:
-            continue  # written after the night being replayed
+        if replay and ts is not None and ts > now_key and entry["type"] not in (
+                "forget", "unforget"):
+            continue  # written after the night being replayed (a forget counts: never shown)
         entries.append(entry)
         stamps.append(ts)
     return entries, stamps
