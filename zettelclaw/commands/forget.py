@@ -31,8 +31,8 @@ def register(app: typer.Typer) -> None:
         """Forget entries: every reader (search, get, log, handoff, recall, brief, stats, the
         agent's tools) stops showing them. Nothing is erased: one line per entry is appended
         to the log, and `forget --undo ID...` brings them back (same ids, same dates).
-        `zettelclaw search --all` lists them, marked forgotten. To remove the text from disk,
-        use `zettelclaw purge`.
+        `zettelclaw search --all` lists them, marked forgotten. To remove the text from disk, purge
+        it instead.
 
         Asks first on a terminal (--yes: do not ask; needed off a terminal); --dry-run says
         what would change.
