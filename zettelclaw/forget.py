@@ -37,13 +37,6 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
-def _resolution(agents: frozenset[str] | None, default: str):
-    from .resolve import Resolution
-
-    return Resolution.build(e for e in Log(paths.log_path()).entries(records=True)
-                            if agents is None or paths.entry_agent(e, default) in agents)
-
-
 def plan(ids: list[str], *, session: str | None = None, subject: str | None = None,
          undo: bool = False, agents: frozenset[str] | None = None,
          default: str | None = None) -> Plan:
@@ -56,7 +49,9 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
     if not ids and session is None and subject is None:
         raise UsageError("name what to forget: entry ids, --session ID or --subject SLUG")
     default = default or paths.default_agent()
-    resolution = _resolution(agents, default)
+    from .resolve import Resolution
+
+    resolution = Resolution.of_log(agents=agents, default_agent=default)
     result = Plan(undo=undo)
     chosen: dict[str, dict] = {}
 

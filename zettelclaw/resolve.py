@@ -90,6 +90,18 @@ class Resolution:
     def build(cls, entries: Iterable[dict]) -> Resolution:
         return cls(list(entries))
 
+    @classmethod
+    def of_log(cls, path: Path | None = None, *, agents: frozenset[str] | None = None,
+               default_agent: str | None = None) -> Resolution:
+        """The log's entries of ``agents`` (None: every agent's), with the records that hide
+        some of them: ``current`` is what a reader may show (nothing forgotten or purged)."""
+        from . import paths
+        from .log import Log
+
+        default = default_agent or (paths.default_agent() if agents is not None else "")
+        return cls([e for e in Log(path or paths.log_path()).entries(records=True)
+                    if agents is None or paths.entry_agent(e, default) in agents])
+
     def is_replaced(self, entry_id: str) -> bool:
         return entry_id in self.replaced_by
 

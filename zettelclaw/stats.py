@@ -11,14 +11,11 @@ from .entries import TYPES
 def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -> dict:
     """The numbers; entries only of ``agents`` (None: every agent), sessions and tokens of
     all (state.json does not keep them apart)."""
-    from .log import Log
     from .model import Usage
     from .resolve import Resolution
     from .state import State, count, waiting
 
-    lines = [e for e in Log().entries(records=True)
-             if agents is None or paths.entry_agent(e, default_agent) in agents]
-    resolution = Resolution.build(lines)
+    resolution = Resolution.of_log(agents=agents, default_agent=default_agent)
     # what was forgotten or purged is counted apart, not as entries
     entries = [e for e in resolution.entries if resolution.gone(e["id"]) is None]
     forgotten = sum(1 for r in resolution.records.values()
@@ -41,7 +38,8 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
         "entries": {
             "total": len(entries),
             "current": len(resolution.current),
-            "replaced": sum(1 for e in entries if e["id"] in resolution.replaced_by),
+            "replaced": sum(1 for i in resolution.replaced_by
+                            if i in resolution.by_id and resolution.gone(i) is None),
             "forgotten": forgotten,
             "purged": purged,
             "openTasks": open_tasks,

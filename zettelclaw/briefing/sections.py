@@ -67,8 +67,7 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     resolution = Resolution(entries)
     # what was forgotten or purged is neither shown nor activity: as if never written
     kept = [i for i, e in enumerate(entries)
-            if e["id"] in resolution.by_id and resolution.by_id[e["id"]] is e
-            and resolution.gone(e["id"]) is None]
+            if e["id"] not in resolution.records and resolution.gone(e["id"]) is None]
     entries, stamps = [entries[i] for i in kept], [stamps[i] for i in kept]
     tally = _Tally(now, options, resolution.by_id, resolution.replaced_by)
     for pos, entry in enumerate(entries):
