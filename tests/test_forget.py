@@ -71,6 +71,7 @@ def test_a_forgotten_entry_is_gone_from_every_reader_and_undo_brings_it_back(des
     assert not any(after.values()), after
     stats = rows(zc("stats", "--json"))[0]["entries"]
     assert (stats["forgotten"], stats["purged"]) == (1, 0)
+    assert stats["bySubject"] == {"auth-migration": 4}  # of 6: not the forgotten decision
     # nor the version it corrected
     assert zc("get", OLD).returncode == 1
 
@@ -297,3 +298,31 @@ def test_the_per_turn_commands_stay_light_with_forgets_in_the_log(design_log, zc
     assert heavy_imports(["recall", "--json", "--", "the exponential backoff intervals"],
                          "Dw9sN_2qXk7Z") == []
     assert heavy_imports(["search", "--json", "dead-letter queue"], CURRENT) == []
+
+
+def test_a_forgotten_fact_is_no_contradiction_candidate(cli, zc, fake_anthropic, log_dir,
+                                                         zc_env):
+    from tests.test_briefing import CONTRADICTION, EXAMPLE_LINES, block_of, brief
+
+    memory = zc_env["workspace"] / "MEMORY.md"
+    write_log(log_dir, EXAMPLE_LINES)
+    forget(zc, "oLdRetries01")
+    fake_anthropic.reply("1: yes")
+    brief(cli)
+    assert fake_anthropic.message_requests == [], "no pair to judge: the model is not asked"
+    assert CONTRADICTION not in block_of(memory)
+    assert "Synchronous retries with 5 max" not in block_of(memory)
+    forget(zc, "--undo", "oLdRetries01")
+    brief(cli, night="2026-02-24T09:00:00Z")
+    assert CONTRADICTION in block_of(memory)
+
+
+def test_get_history_of_a_forgotten_entry_says_so(design_log, zc):
+    assert ids(zc("get", OLD, "--history")) == [OLD, CURRENT]
+    forget(zc, OLD)
+    for entry_id in (OLD, CURRENT):
+        got = zc("get", entry_id, "--history")
+        assert got.returncode == 1 and "was forgotten on" in got.stderr.decode()
+        assert zc("get", entry_id, "--transcript").returncode == 1
+    forget(zc, "--undo", CURRENT)
+    assert ids(zc("get", OLD, "--history")) == [OLD, CURRENT]
