@@ -326,3 +326,25 @@ def test_get_history_of_a_forgotten_entry_says_so(design_log, zc):
         assert zc("get", entry_id, "--transcript").returncode == 1
     forget(zc, "--undo", CURRENT)
     assert ids(zc("get", OLD, "--history")) == [OLD, CURRENT]
+
+
+def test_memory_md_forgets_at_once_and_gets_it_back_with_the_undo(design_log, zc, zc_env):
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text("# Mine\nKeep this line.\n")
+    theme = "Adopt the blue theme for the dashboard"
+    decision = rows(zc("write", "decision", theme, "--json"))[0]["id"]
+    assert zc("brief", "--no-llm").returncode == 0
+    assert theme in memory.read_text()
+    forgot = zc("forget", decision, "--yes")
+    assert forgot.returncode == 0 and "rewrote the briefing" in forgot.stderr.decode()
+    text = memory.read_text()
+    assert theme not in text and text.startswith("# Mine\nKeep this line.\n")
+    forget(zc, "--undo", decision)
+    assert theme in memory.read_text()
+
+
+def test_a_memory_md_without_a_briefing_is_left_alone(design_log, zc, zc_env):
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text("# Mine\n")
+    forget(zc, CURRENT)
+    assert memory.read_text() == "# Mine\n"

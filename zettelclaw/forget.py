@@ -134,3 +134,29 @@ def apply(done: Plan) -> list[dict]:
             lines.append(line)
         log.append(lines, locked=True)
     return lines
+
+
+def rebrief(written: list[dict]) -> list[str]:
+    """Rewrite now, without the model, MEMORY.md's generated briefing of each agent whose
+    entries ``written`` (forgets or undos) name, when that MEMORY.md has one: OpenClaw loads it
+    into every session, and last night's may list what is now forgotten (or miss what came
+    back). The same block ``brief --no-llm`` writes; a MEMORY.md without the markers is left
+    alone. Returns what to tell the person."""
+    from . import briefing
+    from .briefing.memory_md import _memory_path, _read_memory
+    from .errors import ZettelclawError
+
+    default = paths.default_agent()
+    notes = []
+    for agent in sorted({paths.entry_agent(line, default) for line in written}):
+        options = briefing.Options.resolve(use_model=False)
+        options.default_agent, options.agent, options.single = default, agent, False
+        try:
+            memory = _memory_path(options)
+            if briefing.BEGIN_MARKER.encode() not in _read_memory(memory):
+                continue
+            if briefing.write(briefing.build(options)):
+                notes.append(f"rewrote the briefing in {memory}")
+        except ZettelclawError as exc:  # (MissingWorkspace, broken markers...): said, not fatal
+            notes.append(f"warning: the briefing in MEMORY.md was not rewritten: {exc}")
+    return notes

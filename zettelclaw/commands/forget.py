@@ -58,6 +58,8 @@ def register(app: typer.Typer) -> None:
             return
         _confirm(yes, lines, "Bring them back?" if undo else "Forget?")
         written = core.apply(done)
+        for note in core.rebrief(written):
+            typer.echo(note if note.startswith("warning:") else f"note: {note}", err=True)
         named = {line["replaces"] for line in written}  # the entries, or (undo) their forgets
         changed = [e for e in done.entries
                    if (done.forgets[e["id"]]["id"] if undo else e["id"]) in named]
