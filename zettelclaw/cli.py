@@ -138,6 +138,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     doctor,
     export,
     extract,
+    forget,
     get,
     handoff,
     history,
@@ -153,10 +154,9 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     write,
 )
 
-for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
-                export, brief, init, doctor, paths):
+for _module in (search, get, handoff, recall, log, write, forget, purge, subjects, extract, sweep,
+                history, stats, export, brief, init, doctor, paths):
     _module.register(app)
-purge.register(app)  # (issue 15)
 
 
 def _reflow(text: str | None) -> str | None:

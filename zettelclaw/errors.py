@@ -22,6 +22,23 @@ class NotFoundError(ZettelclawError):
     exit_code = 1
 
 
+class GoneError(NotFoundError):
+    """An entry that was forgotten (``forget``) or purged: known, but shown nowhere."""
+
+    def __init__(self, entry_id: str, how: str, when: str | None):
+        self.entry_id, self.how, self.when = entry_id, how, when
+        day = (when or "?")[:10]
+        if how == "forgotten":
+            message = (f"entry {entry_id} was forgotten on {day}; "
+                       f"`zettelclaw forget --undo {entry_id}` brings it back")
+        else:
+            message = f"entry {entry_id} was purged on {day}"
+        super().__init__(message)
+
+    def as_json(self) -> dict:
+        return {"id": self.entry_id, self.how: self.when, "error": str(self)}
+
+
 class ModelError(ZettelclawError):
     """The model could not be reached or answered with something unusable."""
 

@@ -62,14 +62,27 @@ def _loads(line: bytes):
 
 
 def _parse(line: bytes) -> dict | None:
+    """An entry, or a record that hides one by its ``replaces`` (a forget, its undo, a purge
+    tombstone: see ``log.record_kind``), else None."""
     try:
         obj = _loads(line)
     except (ValueError, StopIteration, UnicodeDecodeError, RecursionError):
         return None
-    if isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(
-            obj.get("content"), str) and isinstance(obj.get("type"), str):
+    if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) \
+            or not isinstance(obj.get("type"), str):
+        return None
+    if isinstance(obj.get("content"), str) and "purged" not in obj:
+        return obj
+    if obj["type"] in ("forget", "unforget") and isinstance(obj.get("replaces"), str):
+        return obj
+    if isinstance(obj.get("purged"), str):
         return obj
     return None
+
+
+def _shown(entry: dict) -> bool:
+    """An entry with its text (not a forget, an undo or a purge tombstone)."""
+    return "content" in entry and "purged" not in entry
 
 
 def last_handoff(path, agents: frozenset[str] | None = None, default: str = "main"
@@ -159,16 +172,23 @@ def _find_latest(fh, path: str, scope: _Scope) -> tuple[int, dict] | None:
         fh.seek(size)
         data = fh.read()
         stop = data.rfind(b"\n") + 1
-        if _feed(candidates, data, size, len(data), scope, guard=pointer["id"]):
+        if _feed(candidates, data, size, len(data), scope, guard=pointer["id"], tail=True):
             best = _best(candidates)
+            if best is not None and len(best) > 2:
+                return None  # the latest handoff was forgotten or purged
             if stop > _REFRESH_TAIL:
                 _store_pointer(fh, path, inode, best, size + stop, scope)
             return _entry_at(fh, best)
     candidates, end = {}, 0
+    forgets: dict = {}
     for base, data, stop, whole in _blocks(fh, 0):
-        _feed(candidates, data, base, stop, scope)
+        _feed(candidates, data, base, stop, scope, forgets=forgets)
         end = whole
     best = _best(candidates)
+    if best is not None and len(best) > 2:
+        # the latest handoff was forgotten or purged: none is shown (an older one would pass
+        # an earlier conversation off as the last); no pointer, the next run reads it all
+        return None
     _store_pointer(fh, path, inode, best, end, scope)
     return _entry_at(fh, best)
 
@@ -207,10 +227,15 @@ def _blocks(fh, pos: int):
 
 
 def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
-          guard=None) -> bool:
+          guard=None, tail: bool = False, forgets: dict | None = None) -> bool:
     """Add the current handoffs among the lines of ``data[:stop]`` (at offset ``base``) to
-    ``candidates`` (id -> (time key, offset)), dropping those a later line replaces. False
-    when a line replaces ``guard`` (the pointer's handoff: the next best is unknown)."""
+    ``candidates`` (id -> (time key, offset)), dropping those a later line replaces. A
+    forgotten or purged handoff stays, marked hidden (``(time key, offset, True)``): it is
+    still the latest conversation's. False when a line replaces ``guard`` (the pointer's
+    handoff: the next best is unknown), or in the ``tail`` after the pointer, when an undo
+    names a forget the tail does not hold. ``forgets``: forget id -> (handoff id, its
+    candidate), across calls."""
+    forgets = {} if forgets is None else forgets
     starts = set()
     for needle in (_HANDOFF, _REPLACES):
         at = data.find(needle, 0, stop)
@@ -226,12 +251,25 @@ def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
         if entry is None:
             continue
         target = entry.get("replaces")
+        kind = entry["type"]
+        if kind == "unforget":
+            if target in forgets:
+                handoff_id, was = forgets.pop(target)
+                candidates[handoff_id] = was
+            elif tail:
+                return False
+            continue
         if isinstance(target, str) and target != entry["id"]:
             if target == guard:
                 return False
-            candidates.pop(target, None)
-        if entry["type"] == "handoff" and scope.holds(entry):
-            candidates[entry["id"]] = (sort_key(entry.get("timestamp")), base + start)
+            was = candidates.pop(target, None)
+            if was is not None and (kind == "forget" or not _shown(entry)):
+                candidates[target] = (*was[:2], True)  # hidden, still the latest
+                if kind == "forget":
+                    forgets[entry["id"]] = (target, was)
+        if kind == "handoff" and scope.holds(entry):
+            key = (sort_key(entry.get("timestamp")), base + start)
+            candidates[entry["id"]] = key if _shown(entry) else (*key, True)
     return True
 
 
@@ -314,7 +352,7 @@ def _pointer_holds(fh, pointer: dict, inode: int) -> bool:
             return False
     entry = _parse(_line_at(fh, offset))
     return (entry is not None and entry["id"] == pointer["id"] and entry["type"] == "handoff"
-            and entry.get("timestamp") == pointer.get("timestamp"))
+            and _shown(entry) and entry.get("timestamp") == pointer.get("timestamp"))
 
 
 def read_pointers(path) -> dict:
@@ -414,7 +452,8 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
         if entry["type"] == "handoff":
             break  # a segment's entries are appended together, ending with its handoff
         _note(replaced_by, at, entry)
-        if entry.get("session") == session and entry["type"] in ("task", "decision"):
+        if (_shown(entry) and entry.get("session") == session
+                and entry["type"] in ("task", "decision")):
             own.append((at, entry))
     tasks: list[dict] = []
     decisions: list[dict] = []
@@ -424,8 +463,8 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
         heads[entry["id"]] = _head(at, entry, replaced_by, heads)
     for _, entry in reversed(own):  # oldest first
         head = heads[entry["id"]]
-        if head["id"] in shown:
-            continue
+        if head["id"] in shown or not _shown(head):
+            continue  # (forgotten or purged: shown nowhere)
         shown.add(head["id"])
         if head["type"] == "task" and head.get("status") == "open":
             tasks.append(head)
@@ -461,13 +500,21 @@ def _head(at: int, entry: dict, replaced_by: dict, known: dict) -> dict:
     """The end of ``entry``'s chain: repeatedly, the last line after it that replaces it.
     ``known``: heads already found for entries of this window."""
     for _ in range(len(replaced_by) + 1):  # a chain cannot be longer; ends any cycle
-        later = next((r for r in replaced_by.get(entry["id"], ()) if r[0] > at), None)
+        later = next((r for r in replaced_by.get(entry["id"], ()) if r[0] > at
+                      and not _undone(r, replaced_by)), None)
         if later is None:
             break
         at, entry = later
         if entry["id"] in known:
             return known[entry["id"]]
     return entry
+
+
+def _undone(version: tuple, replaced_by: dict) -> bool:
+    """Whether ``version`` (offset, line) is a forget a later undo took back."""
+    at, line = version
+    return line["type"] == "forget" and any(
+        r[0] > at and r[1]["type"] == "unforget" for r in replaced_by.get(line["id"], ()))
 
 
 def _lines_before(fh, pos: int, count: int) -> list[tuple[int, bytes]]:

@@ -54,7 +54,42 @@ def parse_line(line: bytes) -> dict | None:
 
 def is_entry(obj) -> bool:
     return (isinstance(obj, dict) and isinstance(obj.get("id"), str)
-            and obj.get("type") in TYPES and isinstance(obj.get("content"), str))
+            and obj.get("type") in TYPES and isinstance(obj.get("content"), str)
+            and "purged" not in obj)
+
+
+# Lines that are no entry but belong in the log (see README "Forget and purge"): readers skip
+# them without a warning, and replacement resolution counts their ``replaces``.
+#   a forget: {"id","timestamp","type":"forget","replaces":<the entry's current version>,...}
+#   its undo: {"id","timestamp","type":"unforget","replaces":<the forget's id>,...}
+#   a purge tombstone: the purged entry's line without its text, with "purged":<UTC time>
+FORGET, UNFORGET = "forget", "unforget"
+
+
+def record_kind(obj) -> str | None:
+    """``"forget"``, ``"unforget"`` or ``"purged"`` for such a line's object, else None."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
+        return None
+    kind = obj.get("type")
+    if kind in (FORGET, UNFORGET):
+        return kind if isinstance(obj.get("replaces"), str) else None
+    if kind in TYPES and isinstance(obj.get("purged"), str):
+        return "purged"
+    return None
+
+
+def parse_known(line: bytes) -> dict | None:
+    """An entry or a record (forget, unforget, purge tombstone) on ``line``, else None: what
+    may hide an entry by its ``replaces``."""
+    import orjson
+
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        if not line.startswith(BOM):
+            return None
+        return parse_known(line[len(BOM):])
+    return obj if is_entry(obj) or record_kind(obj) is not None else None
 
 
 class Log:
@@ -170,7 +205,8 @@ class Log:
 
     def located(self, prefilter: Callable[[bytes], bool] | None = None,
                 needle: bytes | None = None,
-                lines: Iterable[tuple[int, bytes]] | None = None) -> Iterator[tuple[int, dict]]:
+                lines: Iterable[tuple[int, bytes]] | None = None, *,
+                records: bool = False) -> Iterator[tuple[int, dict]]:
         """(position, entry) for every valid line, oldest first.
 
         The position is the byte offset where the line starts: it orders entries as the log
@@ -178,7 +214,8 @@ class Log:
         lines containing it are looked at (see :meth:`grep`); ``lines`` are those lines, already
         found (by ripgrep). ``prefilter`` sees each raw line first; lines it rejects are not
         parsed (nor counted as invalid). Torn or invalid lines are skipped with one warning on
-        stderr at the end.
+        stderr at the end. Records (forgets, their undos, purge tombstones: see
+        :func:`record_kind`) are skipped silently, or yielded too with ``records``.
         """
         import orjson
 
@@ -194,6 +231,10 @@ class Log:
             except orjson.JSONDecodeError:
                 obj = parse_line(line) if pos == 0 else None  # (a BOM)
             if obj is None or not is_entry(obj):
+                if record_kind(obj) is not None:
+                    if records:
+                        yield pos, obj
+                    continue
                 if line.strip():
                     bad += 1
                     first_bad = pos if first_bad is None else first_bad
@@ -255,9 +296,10 @@ class Log:
                 yield base + start, block[start:end]
                 pos = block.find(needle, end, stop)
 
-    def entries(self) -> Iterator[dict]:
-        """Every valid entry, oldest first."""
-        for _, entry in self.located():
+    def entries(self, *, records: bool = False) -> Iterator[dict]:
+        """Every valid entry, oldest first (with ``records``, forgets, their undos and purge
+        tombstones too: what a :class:`~zettelclaw.resolve.Resolution` needs)."""
+        for _, entry in self.located(records=records):
             yield entry
 
     def reversed(self) -> Iterator[dict]:

@@ -6,7 +6,7 @@ import re
 
 from . import paths
 from .entries import looks_like_id
-from .errors import NotFoundError, UsageError
+from .errors import GoneError, NotFoundError, UsageError
 
 SESSION_PREFIX = "session:"
 # a page of a transcript: on 2026.9 one sessionId holds every conversation since install
@@ -63,20 +63,30 @@ def get(target: str, *, history: bool = False, start: int | None = None,
 
 
 def entry(entry_id: str, scope: _Scope | None = None) -> dict:
-    """The entry, with ``replacedBy`` when a later entry corrected it."""
+    """The entry, with ``replacedBy`` when a later entry corrected it. A forgotten or purged
+    one (or one whose correction was) raises :class:`GoneError`."""
     scope = scope or _Scope(None)
     from .log import Log
-    from .resolve import StreamingResolution
+    from .resolve import StreamingResolution, gone_kind
 
     log_path = paths.log_path()
     found = None
-    for pos, candidate in Log(log_path).located(needle=f'"{entry_id}"'.encode()):
-        if candidate["id"] == entry_id and scope.holds_entry(candidate):
+    for pos, candidate in Log(log_path).located(needle=f'"{entry_id}"'.encode(), records=True):
+        if (candidate["id"] == entry_id and scope.holds_entry(candidate)
+                and candidate.get("type") not in ("forget", "unforget")):
             found = (pos, candidate)
     if found is None:
         raise NotFoundError(f"no entry with id {entry_id}")
     pos, result = found
-    replacer = StreamingResolution.scan(log_path).replaced_by(entry_id, pos)
+    if gone_kind(result) == "purged":
+        raise GoneError(entry_id, "purged", result.get("purged"))
+    resolution = StreamingResolution.scan(log_path)
+    gone = resolution.gone(result, pos)
+    if gone is not None:
+        kind = gone_kind(gone)
+        raise GoneError(entry_id, kind, gone.get("timestamp" if kind == "forgotten"
+                                                 else "purged"))
+    replacer = resolution.replaced_by(entry_id, pos)
     if replacer:
         result["replacedBy"] = replacer
     return result
@@ -84,11 +94,17 @@ def entry(entry_id: str, scope: _Scope | None = None) -> dict:
 
 def entry_chain(entry_id: str, scope: _Scope | None = None) -> list[dict]:
     from .log import Log
-    from .resolve import Resolution
+    from .resolve import Resolution, gone_kind
 
     scope = scope or _Scope(None)
-    resolution = Resolution.build(e for e in Log(paths.log_path()).entries()
+    resolution = Resolution.build(e for e in Log(paths.log_path()).entries(records=True)
                                   if scope.holds_entry(e))
+    record = resolution.records.get(entry_id)
+    gone = resolution.gone(entry_id) if record is None else record
+    if gone is not None and gone_kind(gone) is not None:
+        kind = gone_kind(gone)
+        raise GoneError(entry_id, kind, gone.get("timestamp" if kind == "forgotten"
+                                                 else "purged"))
     chain = resolution.history(entry_id)
     if not chain:
         raise NotFoundError(f"no entry with id {entry_id}")

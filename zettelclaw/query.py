@@ -271,11 +271,13 @@ def _current(pos: int, entry: dict, resolution, query: Query) -> bool:
     ``include_replaced`` (it then carries ``replacedBy``)."""
     if not resolution.is_named(entry["id"]):
         return True
-    replacer = resolution.replaced_by(entry["id"], pos)
-    if replacer is None:
+    found = resolution.replacer(entry["id"], pos)
+    if found is None:
         return True
     if query.include_replaced:
-        entry["replacedBy"] = replacer
+        from .resolve import mark
+
+        mark(entry, found[1])
         return True
     return False
 
@@ -303,7 +305,8 @@ _STAMP_RE = re.compile(rb'"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 def _candidates(path: Path, top: list, limit: int):
     """``(offset, line)`` from the last line to the first, skipping whole blocks whose every
     line is dated in the log's own form no later than the ``limit``-th latest date in ``top``
-    (such lines cannot get in: later lines win ties). One regex pass per block, in C."""
+    (such lines cannot get in: later lines win ties). One regex pass per block, in C.
+    Records (forgets, their undos, purge tombstones) are left out by their bytes."""
     from .log import reverse_located
 
     blocks = reverse_located(path, whole_blocks=True)
@@ -315,7 +318,7 @@ def _candidates(path: Path, top: list, limit: int):
         end = base + len(block)
         for line in reversed(block.split(b"\n")):
             start = end - len(line)
-            if line.strip():
+            if line.strip() and not is_record_line(line):
                 yield start, line
             end = start - 1
 
@@ -333,6 +336,13 @@ def _line_agent(line: bytes, default: str) -> str | None:
     return value.decode() if end > 0 and b"\\" not in value and value else None
 
 
+def is_record_line(line: bytes) -> bool:
+    """Whether a raw line is a forget, its undo or a purge tombstone, by its bytes (quotes
+    inside a text are escaped, so no content holds these)."""
+    return (b'"purged":"' in line or b'"type":"forget"' in line
+            or b'"type":"unforget"' in line)
+
+
 def latest_entries(limit: int, path: Path | None = None, *,
                    agents: frozenset[str] | None = None, default_agent: str = "main"
                    ) -> list[dict]:
@@ -341,12 +351,40 @@ def latest_entries(limit: int, path: Path | None = None, *,
     lines of a mostly dated-in-order log then cost one comparison) and only the lines that make
     it are parsed; the others are dated by the bytes of their ``"timestamp"`` field."""
     from . import paths
-    from .log import parse_line
     from .resolve import StreamingResolution
 
     path = path or paths.log_path()
+    dropped: set[int] = set()  # lines of forgotten or purged things: they show nowhere
+    while True:
+        chosen = _latest_lines(limit, path, agents, default_agent, dropped)
+        if chosen is None:  # a torn or invalid line dated like an entry: do it the long way
+            query = Query(include_replaced=True, agents=agents, default_agent=default_agent)
+            return [e for _, e in latest(
+                ((p, e) for p, e in scan(query, path) if "forgotten" not in e), limit)]
+        if not chosen:
+            return []
+        resolution = StreamingResolution.scan(path)
+        gone = False
+        for start, entry in chosen:
+            if resolution.is_named(entry["id"]):
+                if resolution.gone(entry, start) is not None:
+                    dropped.add(start)
+                    gone = True
+                    continue
+                replacer = resolution.replaced_by(entry["id"], start)
+                if replacer is not None:
+                    entry["replacedBy"] = replacer
+        if not gone:
+            return [entry for _, entry in chosen]
+
+
+def _latest_lines(limit, path, agents, default_agent, dropped) -> list | None:
+    from .log import parse_line
+
     top: list[tuple[bytes, int, bytes]] = []  # min-heap: the earliest date, then earliest line
     for start, line in _candidates(path, top, limit):
+        if start in dropped:
+            continue
         if agents is not None:
             agent = _line_agent(line, default_agent)
             if agent is None:
@@ -370,18 +408,10 @@ def latest_entries(limit: int, path: Path | None = None, *,
     chosen = []
     for _, start, line in sorted(top):
         entry = parse_line(line)
-        if entry is None:  # a torn or invalid line dated like an entry: do it the long way
-            query = Query(include_replaced=True, agents=agents, default_agent=default_agent)
-            return [e for _, e in latest(scan(query, path), limit)]
+        if entry is None:
+            return None
         chosen.append((start, entry))
-    if chosen:
-        resolution = StreamingResolution.scan(path)
-        for start, entry in chosen:
-            if resolution.is_named(entry["id"]):
-                replacer = resolution.replaced_by(entry["id"], start)
-                if replacer is not None:
-                    entry["replacedBy"] = replacer
-    return [entry for _, entry in chosen]
+    return chosen
 
 
 def run(query: Query, path: Path | None = None, *, started=None) -> list[dict]:

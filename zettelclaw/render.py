@@ -108,7 +108,11 @@ def entries_table(entries: list[dict], *, title: str | None = None, show_score: 
             if entry.get("status"):
                 kind += f" ({entry['status']})"
             content = cell(entry.get("content", ""))
-            if entry.get("replacedBy"):
+            if entry.get("forgotten"):
+                content = Text.assemble(cell(entry.get("content", ""), "strike"), " ",
+                                        cell(f"(forgotten {str(entry['forgotten'])[:10]})",
+                                             "dim"))
+            elif entry.get("replacedBy"):
                 content = Text.assemble(cell(entry.get("content", ""), "strike"), " ",
                                         cell(f"→ {entry['replacedBy']}", "dim"))
             row = [cell(entry.get("id", "")), cell(str(entry.get("timestamp") or "")[:10]),

@@ -16,35 +16,89 @@ if TYPE_CHECKING:  # (pathlib costs a per-turn command more than Python's start)
 
 
 class Resolution:
-    """Replacement map over entries held in memory (briefing, history, small logs)."""
+    """Replacement map over entries held in memory (briefing, history, small logs).
+
+    Given records too (``Log.entries(records=True)``: forgets, their undos, purge tombstones),
+    it hides what they hide: a forget replaces the current version of what it forgets (an undo
+    takes it back), a tombstone is a known id whose own ``replaces`` still counts. ``entries``
+    and ``by_id`` hold the entries alone; ``current`` the entries nothing hides.
+    """
 
     def __init__(self, entries: list[dict]):
-        self.entries = entries
+        self.entries: list[dict] = []
         self.by_id: dict[str, dict] = {}
         self.position: dict[str, int] = {}
         # old id -> the id of the latest entry after it that replaces it
         self.replaced_by: dict[str, str] = {}
+        # the records: id -> forget (with its undo, if any) or tombstone
+        self.records: dict[str, dict] = {}
+        self.undone: set[str] = set()  # forgets taken back
+        self._replacers: dict[str, list[str]] = {}
         self._count = 0
         for entry in entries:
             self._add(entry)
-        self.current = [e for e in entries if e["id"] not in self.replaced_by]
+        self.current = [e for e in self.entries if e["id"] not in self.replaced_by]
 
     def _add(self, entry: dict) -> None:
+        from .log import UNFORGET, record_kind
+
+        kind = record_kind(entry)
         target = entry.get("replaces")
+        if kind == UNFORGET:
+            self.position[entry["id"]] = self._count
+            self._count += 1
+            forget = self.records.get(target)
+            if forget is not None and forget.get("type") == "forget" \
+                    and target not in self.undone:
+                self.undone.add(target)
+                hidden = forget["replaces"]
+                replacers = self._replacers.get(hidden, [])
+                if target in replacers:
+                    replacers.remove(target)
+                if replacers:
+                    self.replaced_by[hidden] = replacers[-1]
+                else:
+                    self.replaced_by.pop(hidden, None)
+            return
         if isinstance(target, str) and target in self.position and target != entry["id"]:
             self.replaced_by[target] = entry["id"]
-        self.by_id[entry["id"]] = entry
+            self._replacers.setdefault(target, []).append(entry["id"])
+        if kind is None:
+            self.entries.append(entry)
+            self.by_id[entry["id"]] = entry
+        else:
+            self.records[entry["id"]] = entry
         self.position[entry["id"]] = self._count
         self._count += 1
 
     def add(self, entry: dict) -> None:
         """``entry`` appended after everything known (``current`` is not updated)."""
-        self.entries.append(entry)
         self._add(entry)
+
+    def gone(self, entry_id: str) -> dict | None:
+        """The forget or purge tombstone that ends ``entry_id``'s chain (the thing was
+        forgotten or purged), else None."""
+        seen = set()
+        while entry_id in self.replaced_by and entry_id not in seen:
+            seen.add(entry_id)
+            entry_id = self.replaced_by[entry_id]
+        return self.records.get(entry_id)
 
     @classmethod
     def build(cls, entries: Iterable[dict]) -> Resolution:
         return cls(list(entries))
+
+    @classmethod
+    def of_log(cls, path: Path | None = None, *, agents: frozenset[str] | None = None,
+               default_agent: str | None = None) -> Resolution:
+        """The log's entries of ``agents`` (None: every agent's), with the records that hide
+        some of them: ``current`` is what a reader may show (nothing forgotten or purged)."""
+        from . import paths
+        from .log import Log
+
+        default = default_agent or (paths.default_agent() if agents is not None else "")
+        return cls([e for e in Log(path or paths.log_path()).entries(records=True)
+                    if agents is None or paths.entry_agent(e, default) in agents])
 
     def is_replaced(self, entry_id: str) -> bool:
         return entry_id in self.replaced_by
@@ -81,7 +135,8 @@ class Resolution:
             at = target
         chain = back[::-1] + [self.by_id[entry_id]]
         at = entry_id
-        while at in self.replaced_by and self.replaced_by[at] not in seen:
+        while (at in self.replaced_by and self.replaced_by[at] not in seen
+               and self.replaced_by[at] in self.by_id):
             at = self.replaced_by[at]
             seen.add(at)
             chain.append(self.by_id[at])
@@ -134,17 +189,29 @@ class StreamingResolution:
 
     def replacer(self, entry_id: str, position: int) -> tuple[int, dict] | None:
         """:meth:`replaced_by`'s entry, with an offset inside its line (a position to ask
-        about it in turn: this walks a chain to its head)."""
+        about it in turn: this walks a chain to its head). The line may be a record: a forget
+        (not taken back by a later undo) or a purge tombstone hides the entry as a correction
+        does."""
         later = [at for at in self.positions(entry_id, position) if at > position]
         for at in sorted(later, reverse=True):
             replacer = self._entry_at(at)
             if (replacer is not None and replacer.get("replaces") == entry_id
                     and replacer["id"] != entry_id):
+                if replacer.get("type") == "forget" and self._undone(replacer, at):
+                    continue
                 return at, replacer
         return None
 
+    def _undone(self, forget: dict, at: int) -> bool:
+        """Whether a later undo takes ``forget`` (its line at ``at``) back."""
+        if not self.is_named(forget["id"]):
+            return False
+        found = self.replacer(forget["id"], at)
+        return found is not None and found[1].get("type") == "unforget"
+
     def head(self, entry: dict, position: int) -> dict:
-        """The current version of ``entry`` (at ``position``): follow its chain to the end."""
+        """The current version of ``entry`` (at ``position``): follow its chain to the end
+        (a forget or a tombstone when the thing was forgotten or purged: see :func:`gone`)."""
         seen = {entry["id"]}
         while (found := self.replacer(entry["id"], position)) is not None:
             position, entry = found
@@ -153,13 +220,19 @@ class StreamingResolution:
             seen.add(entry["id"])
         return entry
 
+    def gone(self, entry: dict, position: int) -> dict | None:
+        """The forget or purge tombstone ending ``entry``'s chain, else None."""
+        if not self.is_named(entry["id"]):
+            return None
+        head = self.head(entry, position)
+        return head if head is not entry and gone_kind(head) else None
+
     def _entry_at(self, at: int) -> dict | None:
         import mmap
 
-        if self._parse is not None:
-            parse_line = self._parse
-        else:
-            from .log import parse_line
+        from .log import parse_known
+
+        parse_line = self._parse if self._parse is not None else parse_known
         if self._map is None:
             from .fsutil import open_read
 
@@ -168,7 +241,28 @@ class StreamingResolution:
         data = self._map
         start = data.rfind(b"\n", 0, at) + 1
         end = data.find(b"\n", at)
-        return parse_line(data[start:end if end >= 0 else len(data)])
+        line = data[start:end if end >= 0 else len(data)]
+        found = parse_line(line)
+        return found if found is not None or parse_line is parse_known else parse_known(line)
+
+
+def gone_kind(line: dict) -> str | None:
+    """``"forgotten"`` for a forget, ``"purged"`` for a tombstone, else None."""
+    if line.get("type") == "forget":
+        return "forgotten"
+    if "purged" in line and "content" not in line:
+        return "purged"
+    return None
+
+
+def mark(entry: dict, replacer: dict) -> None:
+    """What ``--all`` shows of a hidden ``entry``: ``replacedBy`` the correction, or
+    ``forgotten`` with the time of the forget."""
+    kind = gone_kind(replacer)
+    if kind == "forgotten":
+        entry["forgotten"] = replacer.get("timestamp")
+    else:  # a correction (kept hidden when it was purged since)
+        entry["replacedBy"] = replacer["id"]
 
 
 # what may stand between "replaces", its colon and the id (``\s`` of a bytes pattern)

@@ -11,14 +11,17 @@ from .entries import TYPES
 def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -> dict:
     """The numbers; entries only of ``agents`` (None: every agent), sessions and tokens of
     all (state.json does not keep them apart)."""
-    from .log import Log
     from .model import Usage
     from .resolve import Resolution
     from .state import State, count, waiting
 
-    entries = [e for e in Log().entries()
-               if agents is None or paths.entry_agent(e, default_agent) in agents]
-    resolution = Resolution.build(entries)
+    resolution = Resolution.of_log(agents=agents, default_agent=default_agent)
+    # what was forgotten or purged is counted apart, not as entries
+    entries = [e for e in resolution.entries if resolution.gone(e["id"]) is None]
+    forgotten = sum(1 for r in resolution.records.values()
+                    if r["type"] == "forget" and r["id"] not in resolution.undone
+                    and r["replaces"] in resolution.by_id)
+    purged = sum(1 for r in resolution.records.values() if "purged" in r)
     by_type = Counter(e["type"] for e in entries)
     # a hand-edited line may hold any JSON as its subject: only a slug names one
     by_subject = Counter(e["subject"] for e in entries
@@ -35,7 +38,10 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
         "entries": {
             "total": len(entries),
             "current": len(resolution.current),
-            "replaced": len(resolution.replaced_by),
+            "replaced": sum(1 for i in resolution.replaced_by
+                            if i in resolution.by_id and resolution.gone(i) is None),
+            "forgotten": forgotten,
+            "purged": purged,
             "openTasks": open_tasks,
             "byType": {t: by_type.get(t, 0) for t in TYPES},
             "bySubject": dict(by_subject.most_common()),

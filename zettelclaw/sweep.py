@@ -99,7 +99,7 @@ def _log_marks() -> dict[str, str]:
     from .log import Log
 
     marks: dict[str, str] = {}
-    for entry in Log(warn=False).entries():
+    for entry in Log(warn=False).entries(records=True):  # a purged entry's tombstone too
         sid, stamp = entry.get("session"), entry.get("timestamp")
         if isinstance(sid, str) and isinstance(stamp, str) and stamp > marks.get(sid, ""):
             marks[sid] = stamp

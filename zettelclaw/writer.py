@@ -61,6 +61,13 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
         if found is None or paths.entry_agent(found[1], default) != agent:  # not this agent's
             raise UsageError(f"--replaces {replaces}: no entry with that id in the log")
         head = resolution.get().head(found[1], found[0])
+        from .resolve import gone_kind
+
+        if gone_kind(head) == "forgotten":
+            raise UsageError(f"--replaces {replaces}: that entry was forgotten (`zettelclaw "
+                             f"forget --undo {replaces}` brings it back first)")
+        if gone_kind(head) == "purged":
+            raise UsageError(f"--replaces {replaces}: that entry was purged")
         if head["id"] != replaces:
             _note(f"{replaces} was already replaced; this corrects its current version "
                   f"{head['id']} instead")

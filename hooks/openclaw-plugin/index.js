@@ -8,6 +8,7 @@
 //                                 recalled for the message: one process), cached, framed
 //                                 together as remembered notes
 //   memory_search, memory_get  -> `zettelclaw search --json`, `zettelclaw get --json`
+//   memory_forget              -> `zettelclaw forget --json --yes` (the agent's own memory)
 //   `openclaw zettelclaw ARGS`  -> `zettelclaw ARGS` (the terminal's stdio, its exit code)
 // Works with OpenClaw 2026.2 (builtin MEMORY.md search merged in) and 2026.9 (no builtin).
 

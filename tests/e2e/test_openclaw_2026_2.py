@@ -74,6 +74,7 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
     info = home.openclaw("plugins", "info", "zettelclaw")
     assert "Status: loaded" in info.stdout
     assert "memory_search" in info.stdout and "memory_get" in info.stdout
+    assert "memory_forget" in info.stdout
     assert "Ready" in home.openclaw("skills", "info", "zettelclaw").stdout
 
     home.start_gateway()

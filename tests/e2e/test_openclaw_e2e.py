@@ -118,14 +118,14 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     skill = home.openclaw("skills", "info", "zettelclaw").stdout
     assert "Ready" in skill and "Visible to model: yes" in skill
 
-    # the plugin as OpenClaw loads it: four hooks, two tools, no errors
+    # the plugin as OpenClaw loads it: four hooks, three tools, no errors
     inspect = home.json_of(home.openclaw("plugins", "inspect", "zettelclaw", "--runtime",
                                          "--json"))
     assert inspect["plugin"]["status"] == "loaded"
     hooks = {h["name"] for h in inspect["typedHooks"]}
     assert {"session_end", "before_reset", "gateway_start", "before_prompt_build"} <= hooks
     tools = {name for t in inspect["tools"] for name in t["names"]}
-    assert {"memory_search", "memory_get"} <= tools
+    assert {"memory_search", "memory_get", "memory_forget"} <= tools
     assert not [d for d in inspect["diagnostics"] if d.get("level") == "error"]
 
     home.start_gateway()

@@ -65,6 +65,10 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     now = options.now or clock.now()
     entries, stamps = _entries_of_the_night(options, format_ts(now), log_path)
     resolution = Resolution(entries)
+    # what was forgotten or purged is neither shown nor activity: as if never written
+    kept = [i for i, e in enumerate(entries)
+            if e["id"] not in resolution.records and resolution.gone(e["id"]) is None]
+    entries, stamps = [entries[i] for i in kept], [stamps[i] for i in kept]
     tally = _Tally(now, options, resolution.by_id, resolution.replaced_by)
     for pos, entry in enumerate(entries):
         tally.add(pos, entry, stamps[pos])
@@ -85,14 +89,15 @@ def _entries_of_the_night(options: Options, now_key: str, log_path: Path | None
     replay = options.now is not None
     entries, stamps = [], []
     agent = options.agent
-    for entry in Log(log_path).entries():
+    for entry in Log(log_path).entries(records=True):
         if agent is not None and (entry.get("agent") or options.default_agent) != agent:
             continue  # another agent's memory
         ts = entry.get("timestamp")
         if not is_plain(ts):
             ts = _ts_key(ts)
-        if replay and ts is not None and ts > now_key:
-            continue  # written after the night being replayed
+        if replay and ts is not None and ts > now_key and entry["type"] not in (
+                "forget", "unforget"):
+            continue  # written after the night being replayed (a forget counts: never shown)
         entries.append(entry)
         stamps.append(ts)
     return entries, stamps

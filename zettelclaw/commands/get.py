@@ -40,10 +40,16 @@ def register(app: typer.Typer) -> None:
         with the page's `text`, `from`, `lines`, `totalLines` and `next`.
         """
         from .. import lookup
+        from ..errors import GoneError
         from ..render import emit_json, emit_json_lines, want_json
 
-        kind, result = lookup.get(target, history=history, start=from_, count=lines, agent=agent,
-                                  transcript=transcript)
+        try:
+            kind, result = lookup.get(target, history=history, start=from_, count=lines,
+                                      agent=agent, transcript=transcript)
+        except GoneError as gone:
+            if want_json(as_json):  # the agent's memory_get: an object that says so
+                emit_json(gone.as_json())
+            raise
         if kind == "entries":  # data: JSON Lines when piped
             if want_json(as_json):
                 emit_json_lines(result)

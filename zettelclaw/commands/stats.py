@@ -26,6 +26,9 @@ def register(app: typer.Typer) -> None:
         out.print(f"[bold]{e['total']}[/bold] {'entry' if e['total'] == 1 else 'entries'} "
                   f"({e['current']} current, "
                   f"{e['replaced']} replaced) in ", cell(data["log"]), sep="")
+        if e["forgotten"] or e["purged"]:
+            out.print(f"{e['forgotten']} forgotten, {e['purged']} purged "
+                      "(`zettelclaw search --all` lists the forgotten)")
         types = Table(title="By type", header_style="bold")
         types.add_column("type")
         types.add_column("entries", justify="right")

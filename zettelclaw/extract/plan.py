@@ -13,11 +13,14 @@ from .cursor import after_cursor, segment_time
 
 def _as_of(entries: list[dict], stamp: str) -> list[dict]:
     """The log as it stood at ``stamp``: entries dated then or before (undated ones too)."""
+    from ..log import record_kind
+
     moment = parse_ts(stamp)
     out = []
     for entry in entries:
         when = parse_ts(entry.get("timestamp"))
-        if moment is None or when is None or when <= moment:
+        # a forget or purge counts whenever it was made: the model never sees what it hides
+        if moment is None or when is None or when <= moment or record_kind(entry):
             out.append(entry)
     return out
 
@@ -65,7 +68,7 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
     # this agent's entries only: another agent's memory is not shown to the model, and
     # cannot be corrected from here
     default = paths.default_agent()
-    log_entries = [e for e in Log(warn=False).entries()
+    log_entries = [e for e in Log(warn=False).entries(records=True)
                    if paths.entry_agent(e, default) == agent]
     derived = False
     if not cursor and not history:  # no record (never extracted, or pruned after

@@ -210,12 +210,14 @@ def _mark_replaced(entry: dict, scan: Scan, line_end: int, include_replaced: boo
     """Whether the entry stays: a replaced one only with ``include_replaced``, then marked
     ``replacedBy``."""
     resolution = scan.resolution
-    replacer = (resolution.replaced_by(entry["id"], line_end)
-                if resolution.is_named(entry["id"]) else None)
-    if replacer is not None:
+    found = (resolution.replacer(entry["id"], line_end)
+             if resolution.is_named(entry["id"]) else None)
+    if found is not None:
         if not include_replaced:
             return False
-        entry["replacedBy"] = replacer
+        from ..resolve import mark
+
+        mark(entry, found[1])
     return True
 
 

@@ -11,7 +11,7 @@ import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
 import { failureMessage, runCommand } from "./run.js";
 
-export const TOOL_NAMES = ["memory_search", "memory_get"];
+export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget"];
 export const ENTRY_TYPES = ["task", "fact", "decision", "question", "handoff"];
 const DEFAULT_MAX_RESULTS = 10;
 const MAX_RESULTS_LIMIT = 50;
@@ -103,6 +103,31 @@ const SEARCH_DESCRIPTION = [
   "are hidden unless includeReplaced is true.",
 ].join(" ");
 
+export const MAX_FORGET_IDS = 50;
+
+export const FORGET_PARAMETERS = {
+  type: "object",
+  additionalProperties: false,
+  required: ["ids"],
+  properties: {
+    ids: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_FORGET_IDS,
+      items: { type: "string", pattern: "^[A-Za-z0-9_-]{12}$" },
+      description: "Ids of the log entries to forget (12 characters each), as memory_search or "
+        + "memory_get returned them.",
+    },
+  },
+};
+
+const FORGET_DESCRIPTION = [
+  "Forget entries of your memory log (delete / erase / remove what you remember), by id:",
+  "every search, recall, handoff and briefing stops showing them. Only when the user asked you",
+  "to forget something, and only after you showed them the entries (memory_search) and they",
+  "confirmed. The user can undo it at a terminal (`zettelclaw forget --undo ID`).",
+].join(" ");
+
 const GET_DESCRIPTION = [
   "Read one thing from memory: a log entry by its id (with replacedBy when it was corrected),",
   "the conversation an entry came from (path: the entry id, transcript: true), every",
@@ -157,6 +182,22 @@ export function getArgs(params = {}, agent) {
   if (from !== undefined) args.push("--from", String(from));
   if (lines !== undefined) args.push("--lines", String(lines));
   args.push("--", target);
+  return args;
+}
+
+/** The argv of `zettelclaw forget` for the tool's parameters: this agent's own memory only
+ * (`agent`: its id, never the agents shared with it), without a question (`--yes`). */
+export function forgetArgs(params = {}, agent) {
+  const ids = Array.isArray(params.ids) ? params.ids.map(text).filter(Boolean) : [];
+  if (!ids.length) throw new Error("memory_forget needs ids: the entries to forget");
+  if (ids.length > MAX_FORGET_IDS) {
+    throw new Error(`memory_forget: ${ids.length} ids: at most ${MAX_FORGET_IDS} at a time`);
+  }
+  const bad = ids.find((id) => !/^[A-Za-z0-9_-]{12}$/.test(id));
+  if (bad) throw new Error(`memory_forget: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
+  const args = ["forget", "--json", "--yes"];
+  if (agent) args.push("--agent", agent);
+  args.push("--", ...ids);
   return args;
 }
 
@@ -285,6 +326,13 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });
+      if (result.code === 1) {
+        // a forgotten or purged entry: `get --json` prints an object that says so
+        const [gone] = (() => {
+          try { return parseJsonLines(result.stdout); } catch { return []; }
+        })();
+        if (gone && (gone.forgotten || gone.purged)) return toolResult(gone);
+      }
       if (result.code !== 0) {
         const target = text(params.path);
         const isFile = !target.startsWith("session:") && /[./]/.test(target);
@@ -308,5 +356,28 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     },
   };
 
-  return [memorySearch, memoryGet];
+  const memoryForget = {
+    name: "memory_forget",
+    label: "Memory Forget",
+    description: FORGET_DESCRIPTION,
+    parameters: FORGET_PARAMETERS,
+    async execute(toolCallId, params = {}, signal) {
+      const settings = getSettings();
+      const own = agentIdFor(ctx, ctx.sessionKey);
+      const args = forgetArgs(params, agentArg({}, own)); // never a shared agent's memory
+      const result = await runCommand(settings, args, {
+        timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
+      });
+      if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw forget"));
+      const forgotten = parseJsonLines(result.stdout);
+      const details = {
+        forgotten: forgotten.map((e) => ({ id: e.id, type: e.type, content: e.content })),
+        count: forgotten.length,
+      };
+      if (!forgotten.length) details.note = "Nothing was forgotten: these entries were already forgotten.";
+      return toolResult(details);
+    },
+  };
+
+  return [memorySearch, memoryGet, memoryForget];
 }

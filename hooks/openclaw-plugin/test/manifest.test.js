@@ -55,7 +55,8 @@ test("the manifest claims the memory slot, starts with the gateway and owns both
   assert.equal(manifest.id, "zettelclaw");
   assert.equal(manifest.kind, "memory");
   assert.equal(manifest.activation.onStartup, true);
-  assert.deepEqual([...manifest.contracts.tools].sort(), ["memory_get", "memory_search"]);
+  assert.deepEqual([...manifest.contracts.tools].sort(),
+    ["memory_forget", "memory_get", "memory_search"]);
   assert.equal(createPlugin().id, manifest.id);
 });
 

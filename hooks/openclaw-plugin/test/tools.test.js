@@ -371,3 +371,61 @@ test("the generated block's lines: one BEGIN before one END, outside code fences
   assert.equal(generatedLines(block[0]), null, "a lone marker: nothing told apart");
   assert.equal(generatedLines([block[2], block[0]].join("\n")), null);
 });
+
+// memory_forget: `zettelclaw forget --json --yes` with the agent's own id, never a shared one
+
+test("memory_forget: declared with ids, runs `zettelclaw forget --json --yes` for this agent", async () => {
+  const forgotten = { ...DECISION, forgotten: "2026-03-01T10:00:00Z" };
+  const { fake, tools } = setup({ behavior: { forget: { stdout: jsonLines([forgotten]) } } });
+  const tool = tools.memory_forget;
+  assert.equal(tool.label, "Memory Forget");
+  assert.deepEqual(tool.parameters.required, ["ids"]);
+  assert.match(tool.description, /confirmed/);
+  const details = parsed(await tool.execute("c", { ids: [DECISION.id] }));
+  assert.deepEqual(details, {
+    forgotten: [{ id: DECISION.id, type: "decision", content: DECISION.content }], count: 1,
+  });
+  const [run] = fake.records("finished");
+  assert.deepEqual(run.argv, ["forget", "--json", "--yes", "--agent", "main", "--", DECISION.id]);
+  assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
+});
+
+test("memory_forget forgets only in the calling agent's memory, not in the agents shared with it", async () => {
+  const fake = fakeZettelclaw().behave({ forget: { stdout: "" } });
+  fakes.push(fake);
+  const api = fakeApi({
+    pluginConfig: { command: fake.exe, logDir: fake.logDir, sharing: { main: ["work"] } },
+  });
+  createPlugin().register(api);
+  const tools = toolsOf(api, { agentId: "main", sessionKey: "agent:main:main" });
+  await tools.memory_search.execute("c", { query: "x" });
+  const details = parsed(await tools.memory_forget.execute("c", { ids: [TASK.id] }));
+  assert.equal(details.count, 0);
+  assert.match(details.note, /already forgotten/);
+  const [search, forget] = fake.records("finished");
+  assert.deepEqual(search.argv.slice(0, 4), ["search", "--json", "--agent", "main,work"]);
+  assert.deepEqual(forget.argv, ["forget", "--json", "--yes", "--agent", "main", "--", TASK.id]);
+});
+
+test("memory_forget refuses what is no id before running anything, and throws zettelclaw's error", async () => {
+  const { fake, tools } = setup({
+    behavior: { forget: { code: 1, stderr: "Error: no entry with id zzzzzzzzzzzz\n" } },
+  });
+  await assert.rejects(tools.memory_forget.execute("c", { ids: [] }), /needs ids/);
+  await assert.rejects(tools.memory_forget.execute("c", { ids: ["--all"] }), /not an entry id/);
+  assert.equal(fake.records("finished").length, 0);
+  await assert.rejects(tools.memory_forget.execute("c", { ids: ["zzzzzzzzzzzz"] }),
+    /zettelclaw forget failed: no entry with id zzzzzzzzzzzz/);
+});
+
+test("memory_get of a forgotten entry returns what `get --json` says (forgotten, and when)", async () => {
+  const gone = {
+    id: DECISION.id, forgotten: "2026-03-01T10:00:00Z",
+    error: `entry ${DECISION.id} was forgotten on 2026-03-01; \`zettelclaw forget --undo ${DECISION.id}\` brings it back`,
+  };
+  const { tools } = setup({
+    behavior: { get: { code: 1, stdout: `${JSON.stringify(gone)}\n`, stderr: `Error: ${gone.error}\n` } },
+  });
+  const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id }));
+  assert.deepEqual(details, gone);
+});

@@ -1,0 +1,89 @@
+"""``zettelclaw forget``: hide entries from every reader (reversible: ``--undo``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._options import AgentOption, JsonOption, complete_subject
+from .subjects import DryRunOption, YesOption, _confirm
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def forget(
+        ids: Annotated[Optional[list[str]], typer.Argument(
+            metavar="[ID]...", help="Entry ids (any version of a corrected entry: its current "
+                                    "version is forgotten).", show_default=False)] = None,
+        session: Annotated[Optional[str], typer.Option(
+            "--session", help="Every current entry of this session.")] = None,
+        subject: Annotated[Optional[str], typer.Option(
+            "--subject", "-s", help="Every current entry about this subject.",
+            autocompletion=complete_subject)] = None,
+        undo: Annotated[bool, typer.Option(
+            "--undo", help="Bring forgotten entries back, as they were.")] = False,
+        dry_run: DryRunOption = False,
+        yes: YesOption = False,
+        agent: AgentOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Forget entries: every reader (search, get, log, handoff, recall, brief, stats, the
+        agent's tools) stops showing them. Nothing is erased: one line per entry is appended
+        to the log, and `forget --undo ID...` brings them back (same ids, same dates).
+        `zettelclaw search --all` lists them, marked forgotten. To remove the text from disk, purge
+        it instead.
+
+        Asks first on a terminal (--yes: do not ask; needed off a terminal); --dry-run says
+        what would change.
+        """
+        from .. import forget as core
+        from .. import paths
+        from ..render import emit_json_lines, want_json
+
+        done = core.plan(list(ids or []), session=session, subject=subject, undo=undo,
+                         agents=paths.agent_scope(agent), default=paths.default_agent())
+        for note in done.notes:
+            typer.echo(f"note: {note}", err=True)
+        verb = "bring back" if undo else "forget"
+        lines = [f"Would {verb} {_count(len(done.entries))}:",
+                 *(f"  {_line(e)}" for e in done.entries)]
+        if dry_run or not done.entries:
+            if want_json(as_json):
+                emit_json_lines(done.entries)
+            elif done.entries:
+                typer.echo("\n".join(lines))
+            else:
+                typer.echo(f"Nothing to {verb}.", err=True)
+            return
+        _confirm(yes, lines, "Bring them back?" if undo else "Forget?")
+        written = core.apply(done)
+        for note in core.rebrief(written):
+            typer.echo(note if note.startswith("warning:") else f"note: {note}", err=True)
+        named = {line["replaces"] for line in written}  # the entries, or (undo) their forgets
+        changed = [e for e in done.entries
+                   if (done.forgets[e["id"]]["id"] if undo else e["id"]) in named]
+        if want_json(as_json):
+            stamp = written[0]["timestamp"] if written else None
+            emit_json_lines({**e, "forgotten": stamp} if not undo else e for e in changed)
+            return
+        if undo:
+            typer.echo(f"Brought back {_count(len(changed))}")
+        else:
+            typer.echo(f"Forgot {_count(len(changed))}; undo: zettelclaw forget --undo "
+                       + " ".join(e["id"] for e in changed))
+
+
+def _count(n: int) -> str:
+    return f"{n} {'entry' if n == 1 else 'entries'}"
+
+
+def _line(entry: dict) -> str:
+    from ..display import printable
+
+    content = " ".join(str(entry.get("content", "")).split())
+    if len(content) > 80:
+        content = content[:79] + "…"
+    subject = f" [{entry['subject']}]" if entry.get("subject") else ""
+    return printable(f"{entry['id']} {str(entry.get('timestamp', ''))[:10]} {entry['type']}"
+                     f"{subject}: {content}")

@@ -1,0 +1,162 @@
+"""Forget (reversible): hide entries from every reader without editing the log.
+
+A forget is one line appended to the log that ``replaces`` the current version of what it
+forgets, so every reader that already follows replacements (the in-memory resolver, the
+streaming one and its ripgrep passes, the handoff's byte scans) hides it the way it hides a
+corrected entry::
+
+    {"id":"<new>","timestamp":"<now>","type":"forget","replaces":"<the entry>","agent":"work"}
+
+Its undo is one more line, replacing the forget: a forget a later undo names hides nothing,
+so the entry is back as it was (same id, same conversation date, nothing rewritten)::
+
+    {"id":"<new>","timestamp":"<now>","type":"unforget","replaces":"<the forget>","agent":"work"}
+
+Both carry the agent of the entry (only when it has one, as entries do), so a reader of one
+agent's memory sees that agent's forgets. Neither is an entry: readers skip them silently
+(``log.record_kind``). ``purge`` (which really removes text) is another module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import paths
+from .errors import GoneError, NotFoundError, UsageError
+from .log import FORGET, UNFORGET, Log
+
+
+@dataclass
+class Plan:
+    """What a forget (or its undo) would do: the entries it hides (or brings back), and the
+    ids it leaves alone with why."""
+
+    undo: bool
+    entries: list[dict] = field(default_factory=list)  # current versions to hide / bring back
+    forgets: dict[str, dict] = field(default_factory=dict)  # undo: entry id -> its forget
+    notes: list[str] = field(default_factory=list)
+
+
+def plan(ids: list[str], *, session: str | None = None, subject: str | None = None,
+         undo: bool = False, agents: frozenset[str] | None = None,
+         default: str | None = None) -> Plan:
+    """The entries ``ids`` (each by any version of it: the current one is forgotten), those of
+    ``session`` and those about ``subject``, among the agents ``agents`` (None: all).
+
+    An id no agent in scope has is an error naming it (another agent's entry is not found,
+    as with ``get``); so is a purged one. Already forgotten (or, with ``undo``, not forgotten):
+    a note, nothing to do."""
+    if not ids and session is None and subject is None:
+        raise UsageError("name what to forget: entry ids, --session ID or --subject SLUG")
+    default = default or paths.default_agent()
+    from .resolve import Resolution
+
+    resolution = Resolution.of_log(agents=agents, default_agent=default)
+    result = Plan(undo=undo)
+    chosen: dict[str, dict] = {}
+
+    def forget_of(entry_id: str) -> dict | None:
+        gone = resolution.gone(entry_id)
+        return gone if gone is not None and gone.get("type") == FORGET else None
+
+    for entry_id in ids:
+        record = resolution.records.get(entry_id)
+        if record is not None and "purged" in record:
+            raise GoneError(entry_id, "purged", record.get("purged"))
+        if record is not None and record.get("type") == FORGET and undo:
+            entry_id = record["replaces"]  # the forget's own id: undo it
+        if entry_id not in resolution.by_id:
+            raise NotFoundError(f"no entry with id {entry_id}")
+        gone = resolution.gone(entry_id)
+        if gone is not None and "purged" in gone:
+            raise GoneError(entry_id, "purged", gone.get("purged"))
+        if undo:
+            if gone is None:
+                result.notes.append(f"{entry_id} is not forgotten")
+                continue
+            head = resolution.by_id.get(gone["replaces"])
+            if head is not None:
+                chosen.setdefault(head["id"], head)
+                result.forgets[head["id"]] = gone
+        elif gone is not None:
+            result.notes.append(f"{entry_id} was already forgotten on "
+                                f"{str(gone.get('timestamp'))[:10]}")
+        else:
+            head = resolution.latest(entry_id)
+            if head is not None:
+                chosen.setdefault(head["id"], head)
+    if session is not None or subject is not None:
+        for entry in resolution.entries:
+            if session is not None and entry.get("session") != session:
+                continue
+            if subject is not None and entry.get("subject") != subject:
+                continue
+            gone = forget_of(entry["id"])
+            if undo:
+                if gone is not None and gone.get("replaces") == entry["id"]:
+                    chosen.setdefault(entry["id"], entry)
+                    result.forgets[entry["id"]] = gone
+            elif gone is None and entry["id"] not in resolution.replaced_by:
+                chosen.setdefault(entry["id"], entry)
+    result.entries = sorted(chosen.values(), key=lambda e: resolution.position[e["id"]])
+    return result
+
+
+def apply(done: Plan) -> list[dict]:
+    """Append the plan's forgets (or undos) in one locked write; returns the lines written.
+    A plan made before the lock is checked again under it: what was forgotten or brought back
+    meanwhile is left alone."""
+    from .entries import new_id, now_iso
+    from .fsutil import dir_lock
+
+    log = Log(paths.log_path(), warn=False)
+    with dir_lock(log.path.parent):
+        from .resolve import Resolution
+
+        resolution = Resolution.build(log.entries(records=True))
+        stamp = now_iso()
+        lines = []
+        for entry in done.entries:
+            gone = resolution.gone(entry["id"])
+            if done.undo:
+                forget = done.forgets.get(entry["id"])
+                if gone is None or forget is None or gone["id"] != forget["id"]:
+                    continue
+                line = {"id": new_id(), "timestamp": stamp, "type": UNFORGET,
+                        "replaces": forget["id"]}
+            else:
+                if gone is not None or entry["id"] in resolution.replaced_by:
+                    continue  # forgotten, purged or corrected meanwhile
+                line = {"id": new_id(), "timestamp": stamp, "type": FORGET,
+                        "replaces": entry["id"]}
+            if isinstance(entry.get("agent"), str) and entry["agent"]:
+                line["agent"] = entry["agent"]
+            lines.append(line)
+        log.append(lines, locked=True)
+    return lines
+
+
+def rebrief(written: list[dict]) -> list[str]:
+    """Rewrite now, without the model, MEMORY.md's generated briefing of each agent whose
+    entries ``written`` (forgets or undos) name, when that MEMORY.md has one: OpenClaw loads it
+    into every session, and last night's may list what is now forgotten (or miss what came
+    back). The same block ``brief --no-llm`` writes; a MEMORY.md without the markers is left
+    alone. Returns what to tell the person."""
+    from . import briefing
+    from .briefing.memory_md import _memory_path, _read_memory
+    from .errors import ZettelclawError
+
+    default = paths.default_agent()
+    notes = []
+    for agent in sorted({paths.entry_agent(line, default) for line in written}):
+        options = briefing.Options.resolve(use_model=False)
+        options.default_agent, options.agent, options.single = default, agent, False
+        try:
+            memory = _memory_path(options)
+            if briefing.BEGIN_MARKER.encode() not in _read_memory(memory):
+                continue
+            if briefing.write(briefing.build(options)):
+                notes.append(f"rewrote the briefing in {memory}")
+        except ZettelclawError as exc:  # (MissingWorkspace, broken markers...): said, not fatal
+            notes.append(f"warning: the briefing in MEMORY.md was not rewritten: {exc}")
+    return notes
