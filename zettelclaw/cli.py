@@ -148,11 +148,12 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     stats,
     subjects,
     sweep,
+    vault,
     write,
 )
 
 for _module in (search, get, handoff, recall, log, write, subjects, extract, sweep, history, stats,
-                brief, init, doctor, paths):
+                brief, init, doctor, paths, vault):
     _module.register(app)
 
 
