@@ -42,8 +42,9 @@ def register(app: typer.Typer) -> None:
 
 
 def run(vault_dir: Path | None, *, agent: str | None = None, dry_run: bool = False,
-        as_json: bool = False) -> list:
-    """Build and report (``brief`` calls this after the briefing when a vault is set)."""
+        as_json: bool = False, rows_out: bool = True) -> list:
+    """Build and report (``brief`` calls this after the briefing when a vault is set, with
+    ``rows_out=False``: only the summary, on stderr)."""
     from .. import paths, vault
     from ..render import emit_json_lines, want_json
 
@@ -57,7 +58,9 @@ def run(vault_dir: Path | None, *, agent: str | None = None, dry_run: bool = Fal
             if page.added:
                 rows.append({"agent": outcome.agent, "file": str(outcome.vault / page.rel),
                              "new": page.new, "lines": page.added})
-    if as_data:
+    if not rows_out:
+        pass
+    elif as_data:
         emit_json_lines(rows)
     else:
         for row in rows:
