@@ -560,6 +560,8 @@ def test_init_vault_sets_up_each_agents_vault_and_undo_leaves_it(cli, openclaw, 
     assert sorted(p.name for p in (brain / "main").iterdir()) == [
         "00 Inbox", "01 Notes", "02 Agent", "03 Journal", "04 Templates", "05 Attachments"]
     assert sorted(p.name for p in brain.iterdir()) == ["Personal", "main"]
+    workspace = brain / "main" / "02 Agent" / "Workspace"
+    assert workspace.is_symlink() and workspace.resolve() == zc_env["workspace"].resolve()
     assert (brain / "Personal" / "mine.md").read_text() == "my own note\n"
     (brain / "main" / "03 Journal" / "2026-02-20.md").write_text("a journal\n")
 

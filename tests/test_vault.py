@@ -191,6 +191,20 @@ def test_a_hand_edit_survives_and_a_deleted_page_does_not_come_back_with_old_lin
     assert links_resolve(vault / "main") == []
 
 
+def test_a_build_cut_short_before_it_recorded_its_work_adds_nothing_twice(
+        cli, log_dir, vault, zc_env):
+    write_log(log_dir, DESIGN_LINES)
+    build(cli, vault)
+    before = pages(vault / "main")
+    state = json.loads((log_dir / "state.json").read_text())
+    del state["vault"]  # the files were written, the record was not
+    (log_dir / "state.json").write_text(json.dumps(state))
+
+    build(cli, vault)
+
+    assert pages(vault / "main") == before
+
+
 HOSTILE = {
     "slash": "Front/Back end",
     "colon": "Front:Back end",   # the same name as "slash" once cleaned: a file of its own

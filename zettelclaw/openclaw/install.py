@@ -124,12 +124,16 @@ class InstallSteps:
         if self.vault is None:
             return
         from ..vault import FOLDERS, agent_vault, ensure_folders
+        from ..vault.layout import link_workspace
 
         for agent in paths.agent_ids():
             vault = agent_vault(self.vault, agent)
-            report.add(Step(f"vault of agent {agent}: {vault} ({', '.join(FOLDERS)})",
+            workspace = Path(paths.agent_workspace(agent))
+            report.add(Step(f"vault of agent {agent}: {vault} ({', '.join(FOLDERS)}; "
+                            f"02 Agent/Workspace links to {workspace})",
                             done=all((vault / name).is_dir() for name in FOLDERS),
-                            apply=lambda v=vault: ensure_folders(v)))
+                            apply=lambda v=vault, w=workspace: (ensure_folders(v),
+                                                                link_workspace(v, w))))
 
     def _plan_cron(self, report: Report) -> None:
         what = f"nightly briefing job {BRIEFING_JOB} ({self.schedule}, {self.tz()})"

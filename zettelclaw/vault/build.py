@@ -151,6 +151,8 @@ def plan(vault: Path, agent: str, entries: list[dict], registry: dict, record: d
     pages: dict[str, Page] = {}
     dated = []
     for entry in fresh:
+        if not isinstance(entry.get("content"), str):
+            continue  # no words to show (a purged entry's line keeps none)
         moment = _local(entry.get("timestamp"), zone)
         if moment is None:
             outcome.undated += 1
@@ -226,9 +228,9 @@ class _Topics:
         self.registry = registry
         self.pages_of = pages_of
         self.taken = {str(stem).casefold() for stem in pages_of.values()}
-        folder = vault / layout.NOTES
+        self.folder = vault / layout.NOTES
         try:  # a person's own note in 01 Notes is never appended to
-            for name in os.listdir(folder):
+            for name in os.listdir(self.folder):
                 if name.endswith(".md") and name[:-3] not in pages_of.values():
                     self.taken.add(name[:-3].casefold())
         except OSError:
@@ -247,6 +249,9 @@ class _Topics:
         kind = info.get("type") if isinstance(info.get("type"), str) else DEFAULT_TYPE
         stem = self.pages_of.get(slug)
         known = isinstance(stem, str) and names.file_stem(stem) == stem
+        if not known and self._made_for(names.file_stem(display), slug):
+            stem, known = names.file_stem(display), True  # a build cut short made it
+            self.pages_of[slug] = stem
         if not known:
             stem = names.distinct(names.file_stem(display), self.taken)
             self.taken.add(stem.casefold())
@@ -254,6 +259,21 @@ class _Topics:
         topic = Topic(slug=slug, display=display, kind=kind, stem=stem, known=known)
         self.cache[slug] = topic
         return topic
+
+
+    def _made_for(self, stem: str, slug: str) -> bool:
+        """Whether ``01 Notes/<stem>.md`` is this subject's page, made by a build that was
+        cut short before it recorded it (its frontmatter names the subject)."""
+        import json
+
+        from ..errors import ZettelclawError
+        from ..fsutil import read_bytes
+
+        try:
+            head = (read_bytes(self.folder / f"{stem}.md") or b"")[:4096]
+        except (OSError, ZettelclawError):  # a symlink or worse: not ours
+            return False
+        return f"\nsubject: {json.dumps(slug)}\n".encode() in head.split(b"\n---", 1)[0]
 
 
 def _journal_page(pages: dict, day: str, known: bool) -> Page:

@@ -74,6 +74,16 @@ def ensure_folders(vault: Path) -> list[Path]:
     return made
 
 
+def link_workspace(vault: Path, workspace: Path) -> bool:
+    """``02 Agent/Workspace``: a symlink to the agent's OpenClaw workspace (§7.4), made when
+    the workspace exists and nothing has that name yet. The build never writes through it."""
+    link = vault / AGENT / "Workspace"
+    if os.path.lexists(link) or not workspace.is_dir():
+        return False
+    os.symlink(workspace, link, target_is_directory=True)
+    return True
+
+
 def timezone():
     """The zone the journals' days and times are in: the nightly briefing's (the plugin
     config's ``cron.timezone``, which init sets to this machine's), else this machine's."""
