@@ -144,8 +144,11 @@ def plan(vault: Path, agent: str, entries: list[dict], registry: dict, record: d
             position[id(entry)] = pos
     resolution = Resolution(mine)
     fresh = [e for e in resolution.current if position[id(e)] >= start]
-    pages_of = dict(record.get("pages") or {})
-    days = set(record.get("days") or [])
+    pages_of = record.get("pages")  # (a hand-edited state.json may hold anything)
+    pages_of = {k: v for k, v in pages_of.items() if isinstance(v, str)} \
+        if isinstance(pages_of, dict) else {}
+    days = record.get("days")
+    days = {d for d in days if isinstance(d, str)} if isinstance(days, list) else set()
     outcome = Outcome(agent=agent, vault=vault, pages=[], record={})
     topics = _Topics(vault, registry, pages_of)
     pages: dict[str, Page] = {}
