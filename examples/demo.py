@@ -9,7 +9,9 @@
    output recorded for exactly these conversations (``examples/recorded/<sessionId>.<n>.jsonl``),
    and says which; ``sweep`` does the same for every other session, as the gateway does;
 4. the nightly ``brief`` writes the generated half of the workspace's MEMORY.md;
-5. ``handoff``, what the next session starts with, and ``search``.
+5. ``handoff``, what the next session starts with, and ``search``;
+6. ``vault build`` renders the log as an Obsidian vault (design §7): daily journals and a page
+   per subject, each agent's in its own folder.
 
 The result stays in the folder it names at the end (``demo-output/`` in the repository unless
 ``--out DIR``); running the demo again replaces it (only a folder an earlier demo made).
@@ -167,11 +169,26 @@ def main(argv: list[str] | None = None) -> int:
             say("6. A correction: a later conversation replaced an earlier entry")
             run("get", corrected[0]["id"], "--history", "--agent", corrected[0]["agent"])
 
+        say("7. The Obsidian vault: daily journals and a page per subject, one vault per agent "
+            "(built after each nightly brief when the plugin config sets vault.path)")
+        vault = out / "vault"
+        status = run("vault", "build", "--vault", str(vault)) or status
+        journal, topic = _vault_examples(vault / "main")
+        for page in (journal, topic):
+            if page is not None:
+                print(f"--- {page.relative_to(out)}")
+                print(page.read_text(encoding="utf-8"))
+
         say(f"The result stays in {out}:")
         print(f"  {log.relative_to(out)}  the log (JSON Lines, append-only)")
         print(f"  {memory.relative_to(out)}  MEMORY.md with the briefing (the work agent's: "
               "openclaw/workspace-work/MEMORY.md)")
         print(f"  {(state / 'agents').relative_to(out)}/  the OpenClaw transcripts it came from")
+        print(f"  {vault.relative_to(out)}/  the Obsidian vault, one per agent (open "
+              f"{(vault / 'main').relative_to(out)} in Obsidian):")
+        for page in (journal, topic):
+            if page is not None:
+                print(f"    {page.relative_to(out)}")
         print("Look around with: ZETTELCLAW_HOME=" + str(log.parent) + " zettelclaw log")
         print("`make demo` again replaces this folder.")
         return status
@@ -179,6 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         if fake is not None:
             fake.terminate()
             fake.wait(timeout=10)
+
+
+def _vault_examples(vault: Path) -> tuple[Path | None, Path | None]:
+    """The main agent's first journal and its busiest topic page."""
+    journals = sorted((vault / "03 Journal").glob("*.md"))
+    topics = sorted((vault / "01 Notes").glob("*.md"), key=lambda p: -len(p.read_bytes()))
+    return (journals[0] if journals else None), (topics[0] if topics else None)
 
 
 if __name__ == "__main__":

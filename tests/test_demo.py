@@ -47,6 +47,17 @@ def test_the_demo_goes_from_a_transcript_to_the_briefing_and_keeps_the_result(tm
     memory = (out / "openclaw" / "workspace" / "MEMORY.md").read_text()
     assert "## Active" in memory.split("<!-- BEGIN GENERATED BRIEFING -->")[1]
 
+    # and the Obsidian vault (issue 16): the closing note names a journal and a topic page
+    assert "$ zettelclaw vault build --vault" in said
+    closing = said[said.index(f"The result stays in {out}"):]
+    journals = sorted((out / "vault" / "main" / "03 Journal").glob("*.md"))
+    topics = sorted((out / "vault" / "main" / "01 Notes").glob("*.md"))
+    assert journals and topics
+    assert any(str(p.relative_to(out)) in closing for p in journals)
+    assert any(str(p.relative_to(out)) in closing for p in topics)
+    assert "## Sessions" in journals[0].read_text()
+    assert (out / "vault" / "work" / "03 Journal").is_dir()  # the other agent's: its own vault
+
 
 def test_a_second_run_replaces_only_a_folder_the_demo_made(tmp_path):
     demo = _demo_module()

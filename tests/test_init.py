@@ -545,3 +545,29 @@ def test_init_says_when_no_model_key_is_found_and_where_to_put_one(cli, openclaw
     again = cli("init")
     assert "Model key:" not in again.stdout
     assert "sk-ant-api03-init-test-key" not in again.stdout + again.stderr
+
+
+def test_init_vault_sets_up_each_agents_vault_and_undo_leaves_it(cli, openclaw, zc_env,
+                                                                 tmp_path):
+    brain = tmp_path / "Brain"
+    (brain / "Personal").mkdir(parents=True)
+    (brain / "Personal" / "mine.md").write_text("my own note\n")
+
+    result = cli("init", "--vault", str(brain))
+
+    assert result.exit_code == 0, result.stderr
+    assert dig(config(zc_env), "plugins.entries.zettelclaw.config.vault.path") == str(brain)
+    assert sorted(p.name for p in (brain / "main").iterdir()) == [
+        "00 Inbox", "01 Notes", "02 Agent", "03 Journal", "04 Templates", "05 Attachments"]
+    assert sorted(p.name for p in brain.iterdir()) == ["Personal", "main"]
+    workspace = brain / "main" / "02 Agent" / "Workspace"
+    assert workspace.is_symlink() and workspace.resolve() == zc_env["workspace"].resolve()
+    assert (brain / "Personal" / "mine.md").read_text() == "my own note\n"
+    (brain / "main" / "03 Journal" / "2026-02-20.md").write_text("a journal\n")
+
+    undone = cli("init", "--undo")
+
+    assert undone.exit_code == 0, undone.stderr
+    assert f"The vault in {brain} is kept" in undone.stdout
+    assert (brain / "main" / "03 Journal" / "2026-02-20.md").read_text() == "a journal\n"
+    assert (brain / "Personal" / "mine.md").read_text() == "my own note\n"

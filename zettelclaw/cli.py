@@ -151,11 +151,12 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     stats,
     subjects,
     sweep,
+    vault,
     write,
 )
 
 for _module in (search, get, handoff, recall, log, write, forget, purge, subjects, extract, sweep,
-                history, stats, export, brief, init, doctor, paths):
+                history, stats, export, brief, init, doctor, paths, vault):
     _module.register(app)
 
 

@@ -65,7 +65,8 @@ def _turn(home: OpenClawHome, message: str) -> None:
 
 
 def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
-    home.zettelclaw("init")
+    vault = home.state.parent / "Brain"  # init --vault: the nightly job builds it (issue 16)
+    home.zettelclaw("init", "--vault", str(vault))
     cfg = home.config()
     assert cfg["plugins"]["slots"]["memory"] == "zettelclaw"
     assert "hooks" not in cfg["plugins"]["entries"]["zettelclaw"]
@@ -142,6 +143,9 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
         "<!-- BEGIN GENERATED BRIEFING -->")[1] and memory.read_text(), 180,
         "the nightly briefing in MEMORY.md")
     assert "Bun for all JS tooling" in text
+    journals = home.wait_for(lambda: list((vault / "main" / "03 Journal").glob("*.md")), 60,
+                             "the vault's journal")
+    assert "Bun for all JS tooling" in "".join(p.read_text() for p in journals)
     results = [message_text(m) for r in openai.chat_requests() for m in r["messages"]
                if m["role"] == "tool"]
     assert not [r for r in results if "Approval required" in r]

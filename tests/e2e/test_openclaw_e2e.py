@@ -100,9 +100,11 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     home.write_config(base_config(openai.base_url, home.port))
 
     # init with no gateway running: everything but the cron job, which it prints
-    init = home.zettelclaw("init")
+    vault = home.state.parent / "Brain"  # init --vault: the nightly job builds it (issue 16)
+    init = home.zettelclaw("init", "--vault", str(vault))
     assert "openclaw cron add --name zettelclaw-briefing" in init.stdout
     cfg = home.config()
+    assert (vault / "main" / "03 Journal").is_dir()
     assert cfg["plugins"]["slots"]["memory"] == "zettelclaw"
     assert cfg["plugins"]["entries"]["zettelclaw"]["hooks"]["allowConversationAccess"] is True
     # zettelclaw is the only memory: memory-core (kept loaded for dreaming otherwise) is off
@@ -226,6 +228,11 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
         and (home.workspace / "MEMORY.md").read_text(), 60, "the briefing in MEMORY.md")
     block = memory.split("<!-- BEGIN GENERATED BRIEFING -->")[1]
     assert "webhooks" in block.split("<!-- END GENERATED BRIEFING -->")[0]
+    # ... then the vault: a journal of the conversation's day, a page for its subject
+    journals = home.wait_for(lambda: list((vault / "main" / "03 Journal").glob("*.md")), 60,
+                             "the vault's journal")
+    assert "Queue-based retries" in "".join(p.read_text() for p in journals)
+    assert list((vault / "main" / "01 Notes").glob("*.md"))
 
     # the rest of the night: every other job OpenClaw scheduled by default runs too, and the
     # briefing block survives it (memory-core's dreaming would rewrite MEMORY.md)

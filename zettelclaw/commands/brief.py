@@ -47,6 +47,9 @@ def register(app: typer.Typer) -> None:
             "--agent", metavar="ID",
             help="Brief this OpenClaw agent only, into its workspace's MEMORY.md (default: "
                  "every agent that has entries, each into its own).", show_default=False)] = None,
+        no_vault: Annotated[bool, typer.Option(
+            "--no-vault", help="Do not build the vault afterwards (built when the plugin "
+                               "config sets vault.path).")] = False,
     ) -> None:
         """Rewrite MEMORY.md's generated block from the log; the rest of the file stays as is.
 
@@ -55,6 +58,9 @@ def register(app: typer.Typer) -> None:
         Only new contradiction flags need the model (without a key anywhere: a note).
         Each agent's entries go into its own workspace's MEMORY.md; --workspace
         (OPENCLAW_WORKSPACE_DIR) names the default agent's, or that of the one --agent.
+
+        When the plugin config sets vault.path, the vault is built next (`zettelclaw vault
+        build`): the nightly job keeps it up to date.
         """
         from .. import briefing, paths
         from ..errors import UsageError, ZettelclawError
@@ -84,6 +90,22 @@ def register(app: typer.Typer) -> None:
         if failed:
             raise ZettelclawError(f"the briefing of {', '.join(failed)} failed (see above); "
                                   "the other agents' were written")
+        if not (dry_run or print_ or no_vault):
+            _build_vault(agent)
+
+
+def _build_vault(agent: str | None) -> None:
+    """After the briefing, the vault (design §7) when the plugin config sets ``vault.path``."""
+    from ..errors import ZettelclawError
+    from ..vault import configured_root
+    from .vault import run
+
+    if configured_root() is None:
+        return
+    try:
+        run(None, agent=agent, rows_out=False)
+    except ZettelclawError as exc:
+        raise ZettelclawError(f"the briefing was written, the vault was not: {exc}") from None
 
 
 def _brief_one(briefing, options, *, dry_run: bool, print_: bool, label: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -25,6 +26,11 @@ def register(app: typer.Typer) -> None:
             "--tz", help="IANA timezone of the nightly briefing. Default: the plugin config's "
                          "cron.timezone, else this machine's zone.", show_default=False)] = None,
         openclaw: OpenClawOption = None,
+        vault: Annotated[Optional[Path], typer.Option(
+            "--vault", metavar="DIR",
+            help="Also render the memory as an Obsidian vault in DIR (one folder per agent, "
+                 "DIR/<agent id>), built after each nightly briefing (plugin config "
+                 "vault.path).", show_default=False)] = None,
     ) -> None:
         """Make zettelclaw OpenClaw's memory; safe to run again, it only does what is missing.
 
@@ -35,7 +41,11 @@ def register(app: typer.Typer) -> None:
         from ..counts import count
 
         cli = oc.OpenClawCLI.find(openclaw)
-        installer = oc.Installer(cli, timezone=timezone)
+        if vault is not None and undo:
+            from ..errors import UsageError
+
+            raise UsageError("--vault and --undo do not go together")
+        installer = oc.Installer(cli, timezone=timezone, vault=_absolute(vault))
         report = installer.plan_undo() if undo else installer.plan_init()
         if cli is None:
             typer.echo("No `openclaw` CLI found: config changes go straight into "
@@ -83,6 +93,12 @@ def _say_model_key() -> None:
 
     if lookup().credential is None:
         typer.echo(f"Model key: none found; conversations wait for one. Fix: {fix_text()}")
+
+
+def _absolute(path: Path | None) -> Path | None:
+    import os
+
+    return Path(os.path.abspath(os.path.expanduser(str(path)))) if path is not None else None
 
 
 def installer_config_path() -> str:

@@ -30,6 +30,7 @@ class InstallSteps:
         self._plan_plugin_and_settings(report)
         self._plan_skill(report)
         self._plan_markers(report)
+        self._plan_vault(report)
         self._plan_cron(report)
         self._plan_memory_core_jobs(report)
         self._plan_exec_approval(report)
@@ -75,8 +76,9 @@ class InstallSteps:
 
     def _plan_settings(self, report: Report, *, skip: tuple[str, ...] = (),
                        only: tuple[str, ...] | None = None) -> None:
+        vault = _tilde(self.vault) if self.vault is not None else None
         wanted = {k: v for k, v in desired_settings(self.cli, self.config, version=self.version,
-                                                    timezone=self.tz()).items()
+                                                    timezone=self.tz(), vault=vault).items()
                   if k not in skip and (only is None or k in only)}
         if not wanted:
             return
@@ -115,6 +117,23 @@ class InstallSteps:
         memory = paths.memory_md_path()
         report.add(Step(f"briefing markers in {memory}", done=markers_state(memory) == "ok",
                         apply=lambda: add_markers(memory)))
+
+    def _plan_vault(self, report: Report) -> None:
+        """init --vault DIR: each agent's vault DIR/<agent> with the §7.4 folders; only the
+        missing folders are made, nothing in DIR is touched (the nightly brief fills them)."""
+        if self.vault is None:
+            return
+        from ..vault import FOLDERS, agent_vault, ensure_folders
+        from ..vault.layout import link_workspace
+
+        for agent in paths.agent_ids():
+            vault = agent_vault(self.vault, agent)
+            workspace = Path(paths.agent_workspace(agent))
+            report.add(Step(f"vault of agent {agent}: {vault} ({', '.join(FOLDERS)}; "
+                            f"02 Agent/Workspace links to {workspace})",
+                            done=all((vault / name).is_dir() for name in FOLDERS),
+                            apply=lambda v=vault, w=workspace: (ensure_folders(v),
+                                                                link_workspace(v, w))))
 
     def _plan_cron(self, report: Report) -> None:
         what = f"nightly briefing job {BRIEFING_JOB} ({self.schedule}, {self.tz()})"

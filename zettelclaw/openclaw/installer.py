@@ -27,9 +27,10 @@ class Installer(InstallSteps, UndoSteps):
     """Builds the list of steps for init or undo, then applies them in order."""
 
     def __init__(self, cli: OpenClawCLI | None, *, timezone: str | None = None,
-                 schedule: str | None = None):
+                 schedule: str | None = None, vault: Path | None = None):
         self.cli = cli
         self.timezone = timezone
+        self.vault = vault  # init --vault DIR: the Obsidian vault's root (design §7.4)
         self.schedule = schedule or DEFAULT_SCHEDULE
         self.config = _read_config()
         self.version = cli.version if cli else _parse_version(

@@ -32,7 +32,8 @@ def plugin_defaults(timezone: str) -> dict[str, Any]:
 
 
 def desired_settings(cli: OpenClawCLI | None, config: dict, *,
-                     version: tuple[int, ...] | None, timezone: str) -> dict[str, Any]:
+                     version: tuple[int, ...] | None, timezone: str,
+                     vault: str | None = None) -> dict[str, Any]:
     """Every config path init sets, with its value (plugin config: only the missing keys)."""
     entry = f"plugins.entries.{PLUGIN_ID}"
     wanted: dict[str, Any] = {
@@ -44,6 +45,8 @@ def desired_settings(cli: OpenClawCLI | None, config: dict, *,
     for dotted, value in _flatten(f"{entry}.config", plugin_defaults(timezone)):
         if dig(config, dotted) is _MISSING:
             wanted[dotted] = value
+    if vault is not None:  # init --vault DIR: asked for, so set even over an older one
+        wanted[f"{entry}.config.vault.path"] = vault
     # zettelclaw is the only memory: on 2026.9 memory-core stays loaded beside the slot for its
     # dreaming job (same-named tools, a job that rewrites MEMORY.md); disabled, it is not loaded
     # at all. 2026.2's `plugins install` of a memory plugin writes the same key.

@@ -31,6 +31,12 @@ class UndoSteps:
         self._plan_remove_markers(report)
         self._plan_forget_record(report)
         report.notes.append(f"The log in {paths.log_dir()} is kept: it is your memory.")
+        from ..vault import configured_root
+
+        vault = configured_root()
+        if vault is not None:
+            report.notes.append(f"The vault in {vault} is kept as it is: its files are yours "
+                                "now (nothing will append to them).")
         return report
 
     def _plan_remove_cron(self, report: Report) -> None:

@@ -87,6 +87,7 @@ test("the config schema accepts the design's §8.4 config plus init's defaults",
     logDir: "~/.openclaw/zettelclaw",
     command: "/home/me/.local/bin/zettelclaw",
     cron: { schedule: "0 3 * * *", timezone: "UTC" },
+    vault: { path: "~/Obsidian/Memory" },  // init --vault DIR
   };
   assert.deepEqual(check(configSchema, init), []);
   assert.deepEqual(check(configSchema, {}), []);
@@ -95,10 +96,12 @@ test("the config schema accepts the design's §8.4 config plus init's defaults",
 test("the config schema is strict: a misspelt key is an error, not silently ignored", () => {
   const { configSchema } = read("openclaw.plugin.json");
   assert.equal(configSchema.additionalProperties, false);
-  for (const section of ["extraction", "briefing", "cron"]) {
+  for (const section of ["extraction", "briefing", "cron", "vault"]) {
     assert.equal(configSchema.properties[section].additionalProperties, false, section);
   }
   assert.notDeepEqual(check(configSchema, { logdir: "/tmp/x" }), []);
   assert.notDeepEqual(check(configSchema, { briefing: { maxLine: 80 } }), []);
   assert.notDeepEqual(check(configSchema, { briefing: { maxLines: "80" } }), []);
+  assert.notDeepEqual(check(configSchema, { vault: { dir: "~/vault" } }), []);
+  assert.notDeepEqual(check(configSchema, { vault: "~/vault" }), []);
 });
