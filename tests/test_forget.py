@@ -44,6 +44,7 @@ def shown_everywhere(zc, cli, entry_id: str, text: str) -> dict[str, bool]:
         "handoff": text in zc("handoff").stdout.decode(),
         "log": entry_id in ids(zc("log", "-n", "50")),
         "get": zc("get", entry_id).returncode == 0,
+        "export": entry_id in ids(zc("export")),
     }
     stats = rows(zc("stats", "--json"))[0]["entries"]
     seen["stats"] = stats["byType"]["decision"] == 2  # (the correction and what it corrected)
@@ -81,6 +82,11 @@ def test_a_forgotten_entry_is_gone_from_every_reader_and_undo_brings_it_back(des
     assert marked[OLD]["replacedBy"] == CURRENT
     ranked = {r["id"]: r for r in rows(zc("search", "--all", "dead-letter queue"))}
     assert ranked[CURRENT]["forgotten"] == record["timestamp"]
+    # and so does export --all (every version), marked the same way
+    exported = {r["id"]: r for r in rows(zc("export", "--all"))}
+    assert exported[CURRENT]["forgotten"] == record["timestamp"]
+    assert exported[OLD]["replacedBy"] == CURRENT
+    assert record["id"] not in exported  # the forget itself is no entry
 
     # get says so, and how to undo it
     got = zc("get", CURRENT)

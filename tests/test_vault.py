@@ -319,3 +319,28 @@ def test_brief_builds_the_configured_vault(cli, log_dir, tmp_path, zc_env):
     skipped = cli("brief", "--no-llm", "--now", "2026-02-27", "--no-vault")
     assert "vault" not in skipped.stderr.lower()
     assert os.path.isdir(tmp_path / "brain" / "main")
+
+
+# -- forget and purge (issue 15): what a person let go of is not in the vault ------------------
+
+
+def test_a_forgotten_entry_is_not_rendered_and_a_purged_one_leaves_the_pages(
+        cli, zc, log_dir, vault, zc_env):
+    write_log(log_dir, DESIGN_LINES)
+    set_config(zc_env, vault={"path": str(vault)})  # purge scrubs the configured vault
+    assert zc("forget", "Ht4vL_9qRx2D", "--yes").returncode == 0  # the open task
+    build(cli, vault)
+    text = "\n".join(pages(vault / "main").values())
+    assert "Exponential backoff intervals: 2s, 10s, 30s" in text  # a current fact: rendered
+    assert "Write backfill script" not in text  # the forgotten task: not
+
+    # a purge takes the words out of the pages the build wrote (it never rewrites a line)
+    purged = zc("purge", "--match", "exponential backoff", "--yes")
+    assert purged.returncode == 0, purged.stderr
+    after = pages(vault / "main")
+    assert after.keys() == pages(vault / "main").keys()
+    for name, page in after.items():
+        assert "exponential backoff" not in page.lower(), name
+        assert "2s, 10s, 30s" not in page, name  # the entry's own words, not just the match
+        assert "1s, 5s, 15s" not in page, name  # the version it corrected, quoted by it
+    assert links_resolve(vault / "main") == []

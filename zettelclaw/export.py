@@ -48,12 +48,22 @@ def entries(agents: frozenset[str] | None, default_agent: str, *,
     """The entries to export, in log order: the agents' current ones (every version with
     ``include_replaced``), read as ``brief`` reads them."""
     from .log import Log
-    from .resolve import Resolution
+    from .resolve import Resolution, mark
 
-    scoped = (e for e in Log().entries()
+    # with the records (forgets, their undos, purge tombstones), so what they hide stays hidden
+    scoped = (e for e in Log().entries(records=True)
               if agents is None or paths.entry_agent(e, default_agent) in agents)
     resolution = Resolution.build(scoped)
-    return list(resolution.entries) if include_replaced else list(resolution.current)
+    if not include_replaced:
+        return list(resolution.current)
+    out = []
+    for entry in resolution.entries:  # every version, each hidden one marked as search --all
+        by = resolution.replaced_by.get(entry["id"])
+        if by is not None:
+            entry = dict(entry)
+            mark(entry, resolution.records.get(by) or resolution.by_id[by])
+        out.append(entry)
+    return out
 
 
 def format_for(fmt: str | None, output: Path | None) -> str:

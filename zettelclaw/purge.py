@@ -12,10 +12,11 @@ correction chain: every version holds the same thing in older words.
 
 The same text then leaves every other file zettelclaw writes: ``state.json`` (entries waiting in
 ``pending``, the free text of failure records), the background runs' output (``hooks.log``, its
-rotated ``hooks.log.1``, the nightly job's ``brief.log``), and MEMORY.md's generated block, which
-is briefed again (without the model). The person's part of MEMORY.md is theirs: purge says
-where the text still is there, and changes nothing of it. ``--match TEXT`` also scrubs TEXT
-where it appears outside the purged entries, in those files.
+rotated ``hooks.log.1``, the nightly job's ``brief.log``), the Obsidian vault's pages
+(``vault build`` wrote the words there, and a build never rewrites a line), and MEMORY.md's
+generated block, which is briefed again (without the model). The person's part of MEMORY.md
+is theirs: purge says where the text still is there, and changes nothing of it. ``--match
+TEXT`` also scrubs TEXT where it appears outside the purged entries, in those files.
 
 Order, for all or nothing under SIGKILL: under one hold of the lock, state.json first (so that
 no run left killed can append a purged entry again from ``pending``), then the log in one
@@ -30,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import paths
-from .errors import NotFoundError, UsageError
+from .errors import NotFoundError, UsageError, ZettelclawError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,12 +47,6 @@ RUN_LOGS = ("hooks.log", "hooks.log.1", "brief.log")
 _STDIN_DIR = re.compile(r"^\.zettelclaw-stdin-(\d+)-.{6}$")  # the plugin's (lib/run.js)
 _ID = re.compile(rb'"id"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _TEXT_KEYS = ("content", "detail", "error", "message", "reason")
-
-
-def is_tombstone(obj) -> bool:
-    """A purged entry's line: an id, a ``purged`` time, no content."""
-    return (isinstance(obj, dict) and isinstance(obj.get("id"), str)
-            and isinstance(obj.get("purged"), str) and "content" not in obj)
 
 
 def tombstone(entry: dict, when: str) -> dict:
@@ -144,7 +139,7 @@ def _lines(log) -> Iterable[tuple[dict | None, dict | None]]:
     """(entry, tombstone) of each line of the log, one of them None (both for a torn line)."""
     import orjson
 
-    from .log import is_entry
+    from .log import is_entry, record_kind
 
     for line in log.lines():
         if not line.strip():
@@ -157,7 +152,7 @@ def _lines(log) -> Iterable[tuple[dict | None, dict | None]]:
             obj = parse_line(line)  # a BOM before the first line
         if is_entry(obj):
             yield obj, None
-        elif is_tombstone(obj):
+        elif record_kind(obj) == "purged":  # (a forget or its undo is neither)
             yield None, obj
 
 
@@ -262,6 +257,7 @@ def purge(selection: Selection, *, rebrief: bool = True, now: str | None = None)
         running = _running_extractions(state)
     texts = work["texts"]
     report.scrubbed += scrub_run_logs(texts)
+    report.scrubbed += scrub_vaults(texts, work["agents"])
     if rebrief:
         report.briefed, report.left = _rebrief(work["agents"], texts)
     if work["texts"] or work["agents"]:
@@ -418,27 +414,64 @@ def _escaped(text: str) -> list[str]:
 
 def scrub_run_logs(texts: list[str]) -> list[str]:
     """Take ``texts`` out of hooks.log (and its rotated copy) and brief.log; returns the names of
-    the files that changed. Those are appended to without our lock (by the plugin's detached
-    children), so each is replaced by compare-and-swap: what is appended meanwhile is kept."""
+    the files that changed."""
+    return [name for name in RUN_LOGS if _scrub_file(paths.log_dir() / name, texts)]
+
+
+def scrub_vaults(texts: list[str], agents: list[str]) -> list[str]:
+    """Take ``texts`` out of the pages ``vault build`` wrote for ``agents`` (design §7: the
+    configured ``vault.path``), as the words were rendered there too (one line, made inert,
+    cut when long: :func:`zettelclaw.vault.names.text`). Only the two folders the build writes
+    are read, without following a link (``02 Agent/Workspace`` is the agent's workspace, and
+    the person's other notes are theirs); returns the pages that changed."""
+    from pathlib import Path
+
+    from .vault import layout, names
+
+    root = layout.configured_root()
+    if root is None or not texts:
+        return []
+    forms = set(texts)
+    for text in texts:
+        forms.update(names.text(text, limit) for limit in (1000, 300, 200))
+    forms = sorted((f for f in forms if len(f) >= 3), key=len, reverse=True)
+    changed = []
+    for agent in agents:
+        try:
+            vault = layout.agent_vault(Path(root), agent)
+        except ZettelclawError:
+            continue
+        for folder in (layout.NOTES, layout.JOURNAL):
+            try:
+                pages = sorted(os.scandir(vault / folder), key=lambda e: e.name)
+            except OSError:
+                continue
+            for page in pages:
+                if (page.name.endswith(".md") and page.is_file(follow_symlinks=False)
+                        and _scrub_file(Path(page.path), forms)):
+                    changed.append(page.path)
+    return changed
+
+
+def _scrub_file(path: Path, texts: list[str]) -> bool:
+    """``texts`` out of ``path``: whether it changed. The file may be appended to without our
+    lock (the plugin's detached children; a person in Obsidian), so it is replaced by
+    compare-and-swap: what is appended meanwhile is kept, another change means read again."""
     from .fsutil import check_regular, compare_and_swap, read_bytes
 
-    changed = []
-    for name in RUN_LOGS:
-        path = paths.log_dir() / name
-        for _attempt in range(20):
-            try:
-                if not check_regular(path):
-                    break
-            except Exception:  # noqa: BLE001 - a symlink or FIFO in its place: not ours
-                break
-            old = read_bytes(path) or b""
-            new = _scrub_bytes(old, texts)
-            if new == old:
-                break
-            if compare_and_swap(path, new, old):
-                changed.append(name)
-                break
-    return changed
+    for _attempt in range(20):
+        try:
+            if not check_regular(path):
+                return False
+        except Exception:  # noqa: BLE001 - a symlink or FIFO in its place: not ours
+            return False
+        old = read_bytes(path) or b""
+        new = _scrub_bytes(old, texts)
+        if new == old:
+            return False
+        if compare_and_swap(path, new, old):
+            return True
+    return False
 
 
 def _scrub_bytes(data: bytes, texts: list[str]) -> bytes:

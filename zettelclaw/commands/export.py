@@ -27,7 +27,8 @@ def register(app: typer.Typer) -> None:
             "--force", help="Replace --output when it exists.")] = False,
         agent: AgentOption = None,
         include_replaced: Annotated[bool, typer.Option(
-            "--all", help="Every version, replaced ones too (log order).")] = False,
+            "--all", help="Every version, replaced and forgotten ones too, marked as "
+            "`search --all` marks them (replacedBy, forgotten); log order.")] = False,
     ) -> None:
         """Write the current entries, for backing up or leaving: JSON Lines, CSV or Markdown.
 

@@ -78,7 +78,8 @@ def build(vault_root: Path, agents: list[str] | None = None, *, dry_run: bool = 
     from ..log import Log
     from ..subjects import _load_raw
 
-    entries = list(Log().entries())
+    # with the records (forgets, their undos, purge tombstones): what they hide is not rendered
+    entries = list(Log().entries(records=True))
     default = paths.default_agent()
     if agents is None:
         found = {paths.entry_agent(e, default) for e in entries}
