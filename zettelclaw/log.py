@@ -41,15 +41,18 @@ def dumps(entry: dict) -> bytes:
 
 def parse_line(line: bytes) -> dict | None:
     """The entry on ``line``, or None when the line is torn, not JSON or not an entry."""
+    obj = _loads(line)
+    return obj if is_entry(obj) else None
+
+
+def _loads(line: bytes):
+    """The JSON value on ``line`` (after an editor's byte-order mark), or None."""
     import orjson
 
     try:
-        obj = orjson.loads(line)
+        return orjson.loads(line)
     except orjson.JSONDecodeError:
-        if not line.startswith(BOM):
-            return None
-        return parse_line(line[len(BOM):])
-    return obj if is_entry(obj) else None
+        return _loads(line[len(BOM):]) if line.startswith(BOM) else None
 
 
 def is_entry(obj) -> bool:
@@ -81,14 +84,7 @@ def record_kind(obj) -> str | None:
 def parse_known(line: bytes) -> dict | None:
     """An entry or a record (forget, unforget, purge tombstone) on ``line``, else None: what
     may hide an entry by its ``replaces``."""
-    import orjson
-
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        if not line.startswith(BOM):
-            return None
-        return parse_known(line[len(BOM):])
+    obj = _loads(line)
     return obj if is_entry(obj) or record_kind(obj) is not None else None
 
 

@@ -18,16 +18,29 @@ The rules (README, "Private"):
   own as well. A part of a span otherwise, a paraphrase, or the same words in *another*
   session (where they were not marked) are not recognised.
 
-Plain ``re`` only: recall (per turn) strips its query with :func:`strip_private`.
+Plain ``re`` only, imported when a text may hold a tag: recall (per turn) strips its query
+with :func:`strip_private`, and a message without ``<`` and ``private`` costs it no import.
 """
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 PRIVATE = "[private]"
 # <private>, </private>, < Private class="x" >: the name, then nothing or a space and attributes
-_TAG_RE = re.compile(r"<\s*(/)?\s*private(?:\s[^<>]*)?>", re.IGNORECASE)
+_TAG = r"<\s*(/)?\s*private(?:\s[^<>]*)?>"
+_compiled_tag: list = []
+
+
+def _tags() -> re.Pattern:
+    """The tag pattern, compiled on first use."""
+    if not _compiled_tag:
+        import re
+
+        _compiled_tag.append(re.compile(_TAG, re.IGNORECASE))
+    return _compiled_tag[0]
 _MIN_CHARS = 2  # a span (or a line of one) shorter than this (spaces aside) is not searched for
 _MIN_NUMBER = 3  # a word of a span holding a digit is searched for alone from this length
 _EDGE_PUNCT = ".,;:!?()[]{}'\"“”‘’"
@@ -46,7 +59,7 @@ def hide_private(text: str, placeholder: str = PRIVATE) -> tuple[str, list[str]]
     spans: list[str] = []
     depth = 0
     pos = 0  # where the text still to copy (depth 0) or the open span (depth > 0) starts
-    for tag in _TAG_RE.finditer(text):
+    for tag in _tags().finditer(text):
         closing = tag.group(1) is not None
         if depth == 0:
             out.append(text[pos:tag.start()])
@@ -104,6 +117,8 @@ class PrivateSpans:
         if not self._patterns or not text:
             return text
         if self._compiled is None:
+            import re
+
             ordered = sorted(self._patterns, key=len, reverse=True)  # the longest first
             self._compiled = re.compile("|".join(f"(?:{p})" for p in ordered), re.IGNORECASE)
         return self._compiled.sub(PRIVATE, text)
@@ -112,6 +127,8 @@ class PrivateSpans:
 def _pattern(span: str) -> str | None:
     """A regular expression for ``span`` (its words, any whitespace between them; whole words
     at a letter or digit edge), or None when it is too short to look for."""
+    import re
+
     words = span.split()
     if sum(len(w) for w in words) < _MIN_CHARS:
         return None
