@@ -73,11 +73,9 @@ def _parse(line: bytes) -> dict | None:
         return None
     if isinstance(obj.get("content"), str) and "purged" not in obj:
         return obj
-    if obj["type"] in ("forget", "unforget") and isinstance(obj.get("replaces"), str):
-        return obj
-    if isinstance(obj.get("purged"), str):
-        return obj
-    return None
+    from .log import record_kind  # (the one definition of those lines)
+
+    return obj if record_kind(obj) is not None else None
 
 
 def _shown(entry: dict) -> bool:
