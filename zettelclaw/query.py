@@ -355,6 +355,7 @@ def latest_entries(limit: int, path: Path | None = None, *,
 
     path = path or paths.log_path()
     dropped: set[int] = set()  # lines of forgotten or purged things: they show nowhere
+    resolution = None  # (one scan of the "replaces", whatever the rounds)
     while True:
         chosen = _latest_lines(limit, path, agents, default_agent, dropped)
         if chosen is None:  # a torn or invalid line dated like an entry: do it the long way
@@ -363,7 +364,8 @@ def latest_entries(limit: int, path: Path | None = None, *,
                 ((p, e) for p, e in scan(query, path) if "forgotten" not in e), limit)]
         if not chosen:
             return []
-        resolution = StreamingResolution.scan(path)
+        if resolution is None:
+            resolution = StreamingResolution.scan(path)
         gone = False
         for start, entry in chosen:
             if resolution.is_named(entry["id"]):
