@@ -140,6 +140,23 @@ def test_the_answer_survives_subjects_rename_rewriting_the_log(log_dir, zc, cli)
     assert found["handoff"]["subject"] == "a-much-longer-new-name"
 
 
+def test_the_answer_survives_a_purge_rewriting_the_log(log_dir, zc, cli):
+    secret = {"id": "secretFact01", "timestamp": "2026-03-01T08:00:00Z", "type": "fact",
+              "content": "A long fact that has to go " * 20, "session": "a"}
+    write_log(log_dir, [secret, _handoff("late00000001", "2026-03-02T09:00:00Z", "b"),
+                        _handoff("early0000001", "2026-02-28T09:00:00Z", "c")])
+    assert _shown(zc)["handoff"]["id"] == "late00000001"
+    assert cli("purge", "secretFact01", "--yes").exit_code == 0
+    # the tombstone is shorter than the fact: the purge moved the pointer with the lines
+    log = log_dir / "log.jsonl"
+    pointer = orjson.loads((log_dir / "state.json").read_bytes())["lastHandoff"]["main"]
+    assert pointer["inode"] == log.stat().st_ino and pointer["size"] == log.stat().st_size
+    with open(log, "rb") as fh:
+        fh.seek(pointer["offset"])
+        assert orjson.loads(fh.readline())["id"] == "late00000001"
+    assert _shown(zc)["handoff"]["id"] == "late00000001"
+
+
 def test_a_task_marked_done_twice_over_in_one_session_is_not_shown_as_open(log_dir, zc):
     write_log(log_dir, [
         _task("taskversion1", "2026-02-01T10:00:00Z", "s1", "Write the script"),

@@ -375,6 +375,31 @@ def carry_pointers(path, pointers: dict) -> None:
         pass  # a state.json that does not read back: the next handoff scans the whole log
 
 
+def rewrite_log(log, transform) -> int:
+    """``log.rewrite(transform)`` with the latest handoff's place (state.json's lastHandoff)
+    moved with the lines; the caller holds the directory lock. Returns the lines changed."""
+    import os
+
+    try:
+        inode = os.lstat(log.path).st_ino
+    except OSError:
+        inode = None
+    pointers = {key: p for key, p in read_pointers(log.path).items() if p["inode"] == inode}
+    follow = dict.fromkeys(m for p in pointers.values() for m in (p["offset"], p["size"]))
+    changed = log.rewrite(transform, locked=True, follow=follow)
+    try:
+        new_inode = os.lstat(log.path).st_ino
+    except OSError:
+        return changed
+    if pointers and new_inode != inode:  # the rewrite made a new file
+        carry_pointers(log.path, {
+            key: {**p, "offset": follow[p["offset"]], "size": follow[p["size"]],
+                  "inode": new_inode}
+            for key, p in pointers.items()
+            if follow[p["offset"]] is not None and follow[p["size"]] is not None})
+    return changed
+
+
 def _write_pointer(state_path: str, key: str | None, pointer: dict | None,
                    ) -> None:
     """Set ``lastHandoff[key]`` to ``pointer`` (with ``key`` None: ``pointer`` is the whole

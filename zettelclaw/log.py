@@ -126,27 +126,27 @@ class Log:
                 os.close(fd)
         return data.count(b"\n") - (1 if data.startswith(b"\n") else 0)
 
-    def rewrite(self, transform: Callable[[bytes], bytes], *, locked: bool = False) -> int:
+    def rewrite(self, transform: Callable[[bytes], bytes], *, locked: bool = False,
+                follow: dict[int, int | None] | None = None) -> int:
         """Pass every line through ``transform`` into a temp file, then rename it over the log.
 
         Runs under the directory lock (pass ``locked=True`` when the caller already holds it);
-        returns the number of lines that changed.
+        returns the number of lines that changed. ``follow``: byte offsets in the log as it is
+        (keys) whose place in the new log the rewrite fills in (values), for a reader that keeps
+        places in the log; an offset that starts no line (the end of the log counts as one)
+        stays None.
         """
         import contextlib
         import tempfile
 
         from .fsutil import dir_lock, fsync_dir
-        from .handoff import carry_pointers, read_pointers
 
         with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
             if not check_regular(self.path):
                 return 0
             stat = os.lstat(self.path)
             mode = stat.st_mode & 0o7777
-            # the latest handoff's place (state.json's lastHandoff), moved with the lines
-            pointers = {key: p for key, p in read_pointers(self.path).items()
-                        if p["inode"] == stat.st_ino}
-            marks = {m for p in pointers.values() for m in (p["offset"], p["size"])}
+            marks = set(follow or ())
             moved: dict[int, int] = {}
             fd, tmp = tempfile.mkstemp(prefix=".log.", suffix=".tmp", dir=self.path.parent)
             changed = 0
@@ -166,7 +166,6 @@ class Log:
                         moved[old_at] = new_at
                     dst.flush()
                     os.fsync(dst.fileno())
-                    new_inode = os.fstat(dst.fileno()).st_ino
                 os.chmod(tmp, mode)
                 os.replace(tmp, self.path)
             except BaseException:
@@ -174,11 +173,8 @@ class Log:
                     os.unlink(tmp)
                 raise
             fsync_dir(self.path.parent)
-            if pointers:
-                carry_pointers(self.path, {
-                    key: {**p, "offset": moved[p["offset"]], "size": moved[p["size"]],
-                          "inode": new_inode}
-                    for key, p in pointers.items() if p["offset"] in moved and p["size"] in moved})
+            if follow is not None:
+                follow.update(moved)
         return changed
 
     def create(self) -> None:

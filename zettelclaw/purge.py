@@ -239,6 +239,7 @@ def purge(selection: Selection, *, rebrief: bool = True, now: str | None = None)
     from .clock import format_ts
     from .clock import now as clock_now
     from .fsutil import dir_lock
+    from .handoff import rewrite_log
     from .log import Log
 
     selection.check()
@@ -252,7 +253,7 @@ def purge(selection: Selection, *, rebrief: bool = True, now: str | None = None)
         if _scrub_state(state, found, work):
             report.scrubbed.append(paths.STATE_FILE)
         if found.entries and log.exists():
-            report.purged = log.rewrite(_to_tombstones(found.ids, when), locked=True)
+            report.purged = rewrite_log(log, _to_tombstones(found.ids, when))
         _remove_stale_stdin_dirs(paths.log_dir())
         running = _running_extractions(state)
     texts = work["texts"]

@@ -289,6 +289,7 @@ class Registry:
         Title Case of the old slug becomes the new slug's. Merging into an existing subject
         keeps that subject's record.
         """
+        from .handoff import rewrite_log
         from .log import Log
 
         check_slug(old)
@@ -314,7 +315,7 @@ class Registry:
                 data[new] = _renamed_record(data.get(old), old, new)
                 _save_raw(data)
             _record_change(old, new)  # before the rewrite: writes from now on use `new`
-            changed = log.rewrite(transform, locked=True)
+            changed = rewrite_log(log, transform)
             if data.pop(old, None) is not None:
                 _save_raw(data)
         self.data = data
