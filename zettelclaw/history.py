@@ -102,17 +102,6 @@ def doctor_check():
                  "`zettelclaw import` (`--dry-run` lists them)")
 
 
-def conversation_end(segment, ref=None) -> datetime:
-    from .extract import segment_time
-
-    return parse_ts(segment_time(segment, ref))
-
-
-def is_history(segment, installed: datetime | None, ref=None) -> bool:
-    """Whether a conversation ended before the install (never, without an install moment)."""
-    return installed is not None and conversation_end(segment, ref) < installed
-
-
 # --------------------------------------------------------------------------------------------
 # What an import would take
 
@@ -169,17 +158,12 @@ class Survey:
                 "(estimate)")
 
 
-def imported_cursor(state, session_id: str) -> dict | None:
-    record = state.section("imported").get(session_id) if state is not None else None
-    return record.get("cursor") if isinstance(record, dict) else None
-
-
 def pending_history(ref, installed: datetime | None, cursor: dict | None,
                     since: datetime | None = None) -> list:
     """The session's history conversations beyond the import cursor (with a human in them),
     ended at or after ``since`` when given."""
     from . import transcripts
-    from .extract import after_cursor
+    from .extract.cursor import after_cursor, conversation_end, is_history
 
     if installed is None:
         return []
@@ -215,6 +199,7 @@ def survey(*, agent: str | None = None, since: datetime | None = None,
     moment of install (``init --dry-run`` passes now)."""
     from . import transcripts
     from .extract import Extractor, _skip_prefixes
+    from .extract.cursor import imported_cursor
     from .state import State
 
     state = State.load()

@@ -181,7 +181,7 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
 def preview(candidate: Candidate) -> Result:
     """What a sweep would extract from one session (no model call, no writes)."""
     from . import transcripts
-    from .history import is_history
+    from .extract.cursor import is_history
     from .state import State
 
     ref = candidate.ref

@@ -71,8 +71,8 @@ class Start:
 
 def peek(session_id: str, *, history: bool) -> Start:
     """A dry run takes no claim: it reads where the session stands."""
-    from ..history import imported_cursor
     from ..state import State
+    from .cursor import imported_cursor
 
     state = State.load()
     installed = state.install_moment()
@@ -85,8 +85,8 @@ def take(session_id: str, token: str, *, reason: str | None, history: bool,
          retry_failed: bool, wait_seconds: float | None) -> Start | Result:
     """Claim the session for ``token``, waiting for another live claim to go; a Result when
     standing down (failed for good, or still claimed when the wait ran out)."""
-    from ..history import imported_cursor
     from ..state import transaction
+    from .cursor import imported_cursor
 
     # Another trigger of the same session (before_reset and session_end fire together)
     # holds the claim: wait for it to finish, then extract what lies beyond the cursor

@@ -1,11 +1,15 @@
-"""Cursors: how far a session has been extracted, what lies beyond, and when a conversation
-happened (the time its entries carry)."""
+"""Cursors: how far a session has been extracted (or imported), what lies beyond, and when a
+conversation happened (the time its entries carry; before the install, it is history)."""
 
 from __future__ import annotations
 
 import hashlib
 
 from ..clock import format_ts, now, parse_ts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
 
 
 def _digest(message) -> str:
@@ -128,3 +132,17 @@ def segment_time(segment, ref=None) -> str:
     if moment is None or moment > current:
         moment = current
     return format_ts(moment)
+
+
+def conversation_end(segment, ref=None) -> datetime:
+    return parse_ts(segment_time(segment, ref))
+
+
+def is_history(segment, installed: datetime | None, ref=None) -> bool:
+    """Whether a conversation ended before the install (never, without an install moment)."""
+    return installed is not None and conversation_end(segment, ref) < installed
+
+
+def imported_cursor(state, session_id: str) -> dict | None:
+    record = state.section("imported").get(session_id) if state is not None else None
+    return record.get("cursor") if isinstance(record, dict) else None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .. import paths
 from ..clock import now, parse_ts
-from .cursor import after_cursor, segment_time
+from .cursor import after_cursor, is_history, segment_time
 
 
 def _as_of(entries: list[dict], stamp: str) -> list[dict]:
@@ -62,7 +62,6 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
     ``history``, ended at or after ``since``); open ones quiet for ``settle_seconds`` (or cut
     off by a gateway start, ``open_before``); the log of ``agent`` alone."""
     from .. import transcripts
-    from ..history import is_history
     from ..log import Log
 
     # this agent's entries only: another agent's memory is not shown to the model, and
