@@ -39,11 +39,6 @@ class Segment:
         """True when the human said something (a cron or subagent run never does)."""
         return any(m.role == USER for m in self.messages)
 
-    def render(self, *, max_chars: int | None = None) -> str:
-        from .dialogue import render
-
-        return render(self.messages, max_chars=max_chars)
-
 
 @dataclass
 class SessionRef:
