@@ -9,7 +9,8 @@ correction says what it replaces: the old words and a link to the day they were 
 
 from __future__ import annotations
 
-from . import layout, names
+from . import names
+from .topics import replaces
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,16 +28,6 @@ def frontmatter(day: str) -> list[str]:
 
 def headings() -> list[str]:
     return ["Log", "Todo", "Questions", "Sessions"]
-
-
-def replaces(replaced: tuple[str, str | None] | None) -> str:
-    """`` — replaces “old words” ([[03 Journal/day|day]])``: what a correction corrects."""
-    if replaced is None:
-        return ""
-    words, day = replaced
-    quoted = f"“{names.text(words, 200)}”" if words else "an earlier entry"
-    where = f" ({names.wikilink(layout.JOURNAL, day, day)})" if day else ""
-    return f" — replaces {quoted}{where}"
 
 
 def journal_items(entry: dict, moment: datetime, topic: Topic | None,

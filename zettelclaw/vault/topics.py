@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 
 from . import layout, names
-from .journal import replaces
 
 
 @dataclass
@@ -27,6 +26,16 @@ class Topic:
 
     def link(self) -> str:
         return names.wikilink(layout.NOTES, self.stem, self.display)
+
+
+def replaces(replaced: tuple[str, str | None] | None) -> str:
+    """`` — replaces “old words” ([[03 Journal/day|day]])``: what a correction corrects."""
+    if replaced is None:
+        return ""
+    words, day = replaced
+    quoted = f"“{names.text(words, 200)}”" if words else "an earlier entry"
+    where = f" ({names.wikilink(layout.JOURNAL, day, day)})" if day else ""
+    return f" — replaces {quoted}{where}"
 
 
 PLURAL = {"person": "people", "company": "companies"}
