@@ -15,6 +15,8 @@ from tests.fake_anthropic import fake_anthropic  # noqa: F401  (fixture: the fak
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+# what a person reads: the front page and the reference pages under docs/
+DOC_PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
 # the design's own example lines (§3.3), in log order
 DESIGN_LINES = [

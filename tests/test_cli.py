@@ -1,4 +1,4 @@
-"""The CLI as a person meets it: help, README, exit codes, writing entries by hand."""
+"""The CLI as a person meets it: help, README and docs/, exit codes, writing entries by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import orjson
 
-from tests.conftest import DESIGN_LINES, REPO, write_log
+from tests.conftest import DESIGN_LINES, DOC_PAGES, REPO, write_log
 
 
 def commands() -> list[str]:
@@ -18,17 +18,45 @@ def commands() -> list[str]:
     return sorted(group.commands)
 
 
-def test_readme_documents_every_command_and_the_exit_codes():
+def test_the_front_page_starts_with_the_two_set_up_commands_and_links_every_page():
     readme = (REPO / "README.md").read_text()
-    assert readme.splitlines()[3:5] == [
-        "make demo   # runs the whole pipeline on a bundled example OpenClaw home",
-        "make test   # installs everything into .venv and runs the whole test suite",
-    ]
-    documented = set(re.findall(r"`zettelclaw ([a-z]+)", readme))
+    first_screen = readme.splitlines()[:40]
+    for line in ("make demo   # runs the whole pipeline on a bundled example OpenClaw home",
+                 "make test   # installs everything into .venv and runs the whole test suite",
+                 "zettelclaw init           # wire it into OpenClaw: plugin, memory slot, "
+                 "nightly cron, markers"):
+        assert line in first_screen
+    pages = [page.relative_to(REPO).as_posix() for page in DOC_PAGES[1:]]
+    assert len(pages) >= 15
+    assert [page for page in pages if f"]({page})" not in readme] == []
+
+
+def test_the_docs_document_every_command_and_the_exit_codes():
+    docs = "\n".join(page.read_text() for page in DOC_PAGES)
+    documented = set(re.findall(r"`zettelclaw ([a-z]+)", docs))
     missing = [c for c in commands() if c not in documented]
     assert missing == []
+    exit_codes = (REPO / "docs" / "exit-codes.md").read_text()
     for code in ("| 0 |", "| 1 |", "| 2 |"):
-        assert code in readme
+        assert code in exit_codes
+
+
+def test_every_link_between_the_pages_reaches_a_page_and_a_heading_there():
+    def anchors(text: str) -> set[str]:
+        text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)  # no headings in code
+        return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+                for h in re.findall(r"^#+ (.*)$", text, flags=re.M)}
+
+    broken = []
+    for page in DOC_PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if re.match(r"[a-z]+:", target):
+                continue  # https://...
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.is_file() or (anchor and anchor not in anchors(linked.read_text())):
+                broken.append((page.name, target))
+    assert broken == []
 
 
 def test_every_command_has_help(cli):
@@ -99,14 +127,13 @@ def test_piped_search_output_is_json_lines_for_jq(design_log, zc):
     assert [orjson.loads(ln)["id"] for ln in lines] == ["Cx6tM_1pWn8Y"]
 
 
-def test_readme_limits_are_the_code_s():
+def test_the_documented_limits_are_the_code_s():
     from zettelclaw.handoff import HANDOFF_CHARS, MAX_LINE
     from zettelclaw.rank import MAX_QUERY_CHARS, MAX_QUERY_TERMS
     from zettelclaw.transcripts import MAX_LINE_BYTES
     from zettelclaw.writer import WRITE_FIELD_CHARS
 
-    readme = (REPO / "README.md").read_text()
-    limits = readme[readme.index("### Limits"):readme.index("## Files")]
+    limits = (REPO / "docs" / "limits.md").read_text()
     assert f"| a search query | {MAX_QUERY_CHARS:,} characters" in limits
     assert f"first {MAX_QUERY_TERMS} distinct terms" in limits
     assert f"| `write` content or detail | {WRITE_FIELD_CHARS:,} characters" in limits

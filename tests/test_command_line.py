@@ -10,7 +10,7 @@ import shlex
 import orjson
 import pytest
 
-from tests.conftest import REPO, write_log
+from tests.conftest import DOC_PAGES, REPO, write_log
 from tests.test_hostile_text import on_terminal
 
 
@@ -168,18 +168,17 @@ def test_every_help_text_names_only_options_that_exist_and_its_examples_parse(cl
     assert checked >= 3  # write, get and log show examples
 
 
-def test_every_readme_and_skill_example_and_command_table_option_exists():
-    readme = (REPO / "README.md").read_text()
+def test_every_docs_and_skill_example_and_command_table_option_exists():
+    docs = "\n".join(page.read_text() for page in DOC_PAGES)
     # the examples: code blocks and inline commands; a table row is a synopsis (checked below)
-    examples = _examples("\n".join(ln for ln in readme.splitlines() if not ln.startswith("|")))
+    examples = _examples("\n".join(ln for ln in docs.splitlines() if not ln.startswith("|")))
     examples += _examples((REPO / "skills" / "zettelclaw" / "SKILL.md").read_text())
     assert len(examples) > 10
     for argv in examples:
         _parse(argv)
     root, tree = _tree()
     commands = {" ".join(path): command for path, command in tree if path}
-    table = readme[readme.index("## Commands"):readme.index("### Exit codes")]
-    for row in table.splitlines():
+    for row in docs.splitlines():
         named = re.match(r"\| `zettelclaw ([a-z]+)", row)
         if not named or named.group(1) not in commands:
             continue

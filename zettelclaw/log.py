@@ -61,7 +61,7 @@ def is_entry(obj) -> bool:
             and "purged" not in obj)
 
 
-# Lines that are no entry but belong in the log (see README "Forget and purge"): readers skip
+# Lines that are no entry but belong in the log (see docs/forgetting.md): readers skip
 # them without a warning, and replacement resolution counts their ``replaces``.
 #   a forget: {"id","timestamp","type":"forget","replaces":<the entry's current version>,...}
 #   its undo: {"id","timestamp","type":"unforget","replaces":<the forget's id>,...}
