@@ -6,6 +6,11 @@
   `get --history` then shows one line from the first version to the last.
 * **A correction inherits** the ``subject`` of what it replaces when it gives none, and a
   task its ``status`` (:func:`inherit`): "task done" with ``--replaces`` stays in its subject.
+* **A correction keeps to its kind** (:func:`can_replace`, for the model's ``replaces``): a
+  task is closed or corrected by a task; a question closes by a decision or a fact (design
+  §3.2), or is reworded by a question; a fact or a decision is corrected by a fact or a
+  decision; a handoff neither replaces nor is replaced. A question cannot hide a fact, a task
+  cannot close a question: the target is named wrongly, and the entry is kept as a new one.
 * **The same thing is not stored twice** (:func:`dedup_key`; :class:`Current` for
   extraction, a streaming scan in ``writer`` for `write`): an entry whose type, subject,
   (for tasks) status and normalised content equal those of a *current* entry is not appended.
@@ -30,6 +35,21 @@ def dedup_key(entry: dict) -> tuple | None:
         return None
     status = entry.get("status") if entry.get("type") == "task" else None
     return (entry["type"], entry.get("subject") or "", status, normalise(entry["content"]))
+
+
+# what may replace an entry of each type
+REPLACEABLE_BY = {
+    "task": frozenset({"task"}),
+    "question": frozenset({"question", "decision", "fact"}),
+    "fact": frozenset({"fact", "decision"}),
+    "decision": frozenset({"decision", "fact"}),
+    "handoff": frozenset(),
+}
+
+
+def can_replace(old_type, new_type) -> bool:
+    """Whether an entry of ``new_type`` may correct (or close) one of ``old_type``."""
+    return new_type in REPLACEABLE_BY.get(old_type, frozenset())
 
 
 def inherit(head: dict, type: str, subject: str | None, status: str | None,
