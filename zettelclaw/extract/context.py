@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-ENTRIES_CHARS = 8_000
+ENTRIES_CHARS = 6_000
 SUBJECTS_CHARS = 1_200
 CONTENT_CHARS = 400  # an entry's content is cut here in the list
 RANKED = 40  # at most this many entries for the conversation's words
@@ -45,6 +46,7 @@ class Shown:
     ids: frozenset[str] = field(default_factory=frozenset)
 
 
+@lru_cache(maxsize=8192)
 def _slug_stems(slug: str, display: str | None) -> list[tuple[str, ...]]:
     from ..rank import subject_terms, terms
 
@@ -118,10 +120,11 @@ def _subjects(records: list, touched: set[str], entries: list[dict], stamp: str 
     """The subjects list: the touched ones, then the most active, within SUBJECTS_CHARS."""
     from datetime import timedelta
 
-    from ..clock import parse_ts
+    from ..clock import format_ts, parse_ts
 
     moment = parse_ts(stamp) if stamp else None
-    since = moment - timedelta(days=ACTIVE_DAYS) if moment is not None else None
+    # by the day (YYYY-MM-DD starts every ISO time): a day either way does not matter here
+    since = format_ts(moment - timedelta(days=ACTIVE_DAYS))[:10] if moment is not None else None
     recent: dict[str, int] = {}
     total: dict[str, int] = {}
     for entry in entries:
@@ -129,8 +132,8 @@ def _subjects(records: list, touched: set[str], entries: list[dict], stamp: str 
         if not isinstance(slug, str) or not slug:
             continue
         total[slug] = total.get(slug, 0) + 1
-        when = parse_ts(entry.get("timestamp")) if since is not None else None
-        if when is not None and when >= since:
+        when = entry.get("timestamp")
+        if since is not None and isinstance(when, str) and when[:10] >= since:
             recent[slug] = recent.get(slug, 0) + 1
 
     def rank(item) -> tuple:

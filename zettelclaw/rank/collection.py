@@ -13,11 +13,12 @@ from .bm25 import FIELDS, Stats, bm25f, field_text
 from .english import keep, stem, words
 from .rerank import RERANK_DEPTH, rerank
 
-# entry id -> (per field: stem -> count, per field: length in words)
-_COUNTED: dict[str, tuple[dict[str, dict[str, int]], dict[str, int]]] = {}
+SHORTLIST = 4 * RERANK_DEPTH  # at most this many entries are scored exactly
+# entry id -> (per field: stem -> count, per field: length in words, every stem it holds)
+_COUNTED: dict[str, tuple[dict[str, dict[str, int]], dict[str, int], frozenset[str]]] = {}
 
 
-def _counted(entry: dict) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+def _counted(entry: dict) -> tuple[dict[str, dict[str, int]], dict[str, int], frozenset[str]]:
     key = entry.get("id")
     found = _COUNTED.get(key) if isinstance(key, str) else None
     if found is None:
@@ -31,7 +32,7 @@ def _counted(entry: dict) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
                     t = stem(w)
                     field[t] = field.get(t, 0) + 1
             counts[name] = field
-        found = (counts, lengths)
+        found = (counts, lengths, frozenset(t for field in counts.values() for t in field))
         if isinstance(key, str):
             _COUNTED[key] = found
     return found
@@ -50,18 +51,24 @@ def rank_entries(text: str, entries: list[dict], limit: int) -> list[dict]:
     totals = dict.fromkeys(FIELDS, 0)
     matched = []
     for entry in entries:
-        counts, lengths = _counted(entry)
+        counts, lengths, stems = _counted(entry)
         for name in FIELDS:
             totals[name] += lengths[name]
-        held = {t for field in counts.values() for t in field if t in wanted}
+        held = stems & wanted
         if held:
             matched.append((entry, counts, lengths, held))
             for t in held:
                 stats.df[t] = stats.df.get(t, 0) + 1
     stats.avg = {name: (totals[name] / len(entries)) or 1.0 for name in FIELDS}
     stats.finish(stats.df)
+    # a shortlist by the idf of the stems each holds (k1 + 1 times it bounds the exact score),
+    # then BM25F on it alone: the whole of a year's log may share a word with the transcript
+    bound = [(sum(stats.idf[t] for t in held), order) for order, (*_, held)
+             in enumerate(matched)]
+    bound.sort(reverse=True)
     scored = []
-    for order, (entry, counts, lengths, held) in enumerate(matched):
+    for _, order in bound[:SHORTLIST]:
+        entry, counts, lengths, held = matched[order]
         score = bm25f(counts, lengths, stats, list(held))  # (a sum: in any order)
         if score > 0:
             scored.append((score, order, entry, None))
