@@ -4,15 +4,24 @@ asks, per conversation, which of the entries as they stood then its words are ab
 The same BM25F (:mod:`.bm25`) and second stage (:mod:`.rerank`) as :func:`.ranking.rank`, the
 collection statistics (N, document frequencies, average field lengths) from the entries given.
 The query is the whole text: every distinct stem (a transcript, not a question: no 64-term
-cap). Each entry's stems are counted once per process (entries never change) and only entries
-that share a stem with the text are scored."""
+cap). Each entry's stems are counted once per process (entries never change); of the entries
+that share a stem with the text, the SHORTLIST holding the rarest ones are scored exactly."""
 
 from __future__ import annotations
 
-from .bm25 import FIELDS, Stats, bm25f, field_text
+from .bm25 import FIELDS, Stats, bm25f, field_counts
 from .english import keep, stem, words
 from .rerank import RERANK_DEPTH, rerank
 
+
+class _Every:
+    """What holds every stem: ``field_counts`` then counts all an entry has."""
+
+    def __contains__(self, stem: str) -> bool:
+        return True
+
+
+_EVERY_STEM = _Every()
 SHORTLIST = 4 * RERANK_DEPTH  # at most this many entries are scored exactly
 # entry id -> (per field: stem -> count, per field: length in words, every stem it holds)
 _COUNTED: dict[str, tuple[dict[str, dict[str, int]], dict[str, int], frozenset[str]]] = {}
@@ -22,16 +31,7 @@ def _counted(entry: dict) -> tuple[dict[str, dict[str, int]], dict[str, int], fr
     key = entry.get("id")
     found = _COUNTED.get(key) if isinstance(key, str) else None
     if found is None:
-        counts, lengths = {}, {}
-        for name in FIELDS:
-            tokens = words(field_text(entry, name))
-            lengths[name] = len(tokens)
-            field: dict[str, int] = {}
-            for w in tokens:
-                if keep(w):
-                    t = stem(w)
-                    field[t] = field.get(t, 0) + 1
-            counts[name] = field
+        counts, lengths = field_counts(entry, _EVERY_STEM, ("",))
         found = (counts, lengths, frozenset(t for field in counts.values() for t in field))
         if isinstance(key, str):
             _COUNTED[key] = found
