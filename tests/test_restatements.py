@@ -68,6 +68,8 @@ NEAR_MISSES = [
     ("Never deploy on Fridays", "Deploy on Fridays"),
     ("The release is v2.3", "The release is v2.4"),
     ("Priya approves the design docs", "Priya writes the design docs"),
+    ("Slack bot token [redacted]", "Slack user token [redacted]"),
+    ("The deploy key is [redacted]", "The deploy key is [redacted] for staging"),
 ]
 
 

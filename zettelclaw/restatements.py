@@ -2,10 +2,12 @@
 of the same subject and type, said again? Then it is not a second current entry.
 
 The check is deterministic and errs towards "different". Each text becomes its content words
-(Snowball stems; stop words and the person, ``user``, dropped; liking words as one: ``prefers``,
-``likes``, ``loves`` ...; negations as one: ``not``, ``no``, ``without``). Two texts may merge
-only when
+(Snowball stems; stop words and a leading ``user`` dropped; liking words as one:
+``prefers``, ``likes``, ``loves`` ...; negations as one: ``not``, ``no``, ``without``). Two
+texts may merge only when
 
+* neither hides words: text redacted or kept private (``[redacted]``, ``[private]``) may
+  differ in what was hidden;
 * one's words hold all of the other's: a word swapped for another is never taken for a
   synonym (``staging`` for ``production``, ``Friday`` for ``Thursday``);
 * no *value* tells them apart: a word one has and the other lacks is never a number or holds
@@ -36,7 +38,6 @@ don doesn didn isn wasn aren weren won wouldn shouldn couldn can hasn haven hadn
 except unless only but excluding instead anymore
 """.split())
 _ORDERED = frozenset("over than rather versus vs from".split())
-_PERSON = frozenset("user users person they he she".split())
 _LIKING = frozenset("""
 prefer prefers preferred preferring preference like likes liked liking love loves loved
 enjoy enjoys enjoyed favour favours favoured favor favors favored favorite favourite
@@ -68,7 +69,9 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     return out
 
 
+_PERSON = frozenset({"user"})
 _NOT = "not"  # every negation or qualifier, as one word
+_HIDDEN = ("[redacted]", "[private]")
 
 
 @lru_cache(maxsize=4096)
@@ -88,8 +91,8 @@ def _words(text: str) -> tuple[list[str], set[str], set[tuple[str, str]]]:
             stems.append(_NOT)
             marked.add(_NOT)
             continue
-        if low in STOP_WORDS or low in _PERSON:
-            continue
+        if low in STOP_WORDS or low in _PERSON and not stems and not marked:
+            continue  # (the person an entry starts with: "User prefers ...")
         s = ("like" if low in _LIKING
              else low if any(c.isdigit() for c in low) else stem(low))
         stems.append(s)
@@ -103,6 +106,8 @@ def _words(text: str) -> tuple[list[str], set[str], set[tuple[str, str]]]:
 def restates(old: str, new: str) -> str | None:
     """``"same"`` when ``new`` says what ``old`` says, ``"more"`` when it says it with a few
     more words, None when they are different facts (see the module's docstring)."""
+    if any(hidden in text for hidden in _HIDDEN for text in (old, new)):
+        return None  # what was hidden may be what differs
     (old_stems, old_marked, old_pairs) = _words(old)
     (new_stems, new_marked, new_pairs) = _words(new)
     x, y = set(old_stems), set(new_stems)
