@@ -74,6 +74,8 @@ def rank_entries(text: str, entries: list[dict], limit: int) -> list[dict]:
             scored.append((score, order, entry, None))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     pool = scored[:max(limit, RERANK_DEPTH)]
-    reranked = rerank(pool, text, query_terms, stats)
+    # the second stage looks at the stems the pool holds (a long transcript has thousands)
+    held = set().union(*(matched[order][3] for _, order, *_ in pool))
+    reranked = rerank(pool, text, [t for t in query_terms if t in held], stats)
     reranked.sort(key=lambda p: (p[0], sort_key(p[1].get("timestamp"))), reverse=True)
     return [{**item, "score": round(total, 4)} for total, item, *_ in reranked[:limit]]
