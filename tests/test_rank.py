@@ -349,3 +349,17 @@ def test_replaces_are_found_exactly_as_the_pattern_finds_them():
         expected = [(m.start(), m.group(1).decode("utf-8", "replace"))
                     for m in pattern.finditer(block, 0, end)]
         assert list(replaces_in(block, end)) == expected, (block, end)
+
+
+@pytest.mark.parametrize("question", [
+    "when did we decide on queue-based retries?",
+    "What did we choose for nightly backups?",
+    "Who is Maria adopting pets from?",
+    "the backfill script for the webhook jobs is done",
+])
+def test_entries_held_in_memory_rank_as_search_ranks_the_log(memory_log, cli, question):
+    """Extraction asks the same ranker which entries a conversation is about, over the log it
+    already read (rank_entries): the same first answer as `search`."""
+    searched = ids(cli.lines("search", question, "--json"))
+    in_memory = ids(rank_module.rank_entries(question, MEMORY, 5))
+    assert in_memory[0] == searched[0]

@@ -6,18 +6,31 @@
   `get --history` then shows one line from the first version to the last.
 * **A correction inherits** the ``subject`` of what it replaces when it gives none, and a
   task its ``status`` (:func:`inherit`): "task done" with ``--replaces`` stays in its subject.
+* **A correction keeps to its kind** (:func:`can_replace`, for the model's ``replaces``): a
+  task is closed or corrected by a task; a question closes by a decision or a fact (design
+  §3.2), or is reworded by a question; a fact or a decision is corrected by a fact or a
+  decision; a handoff neither replaces nor is replaced. A question cannot hide a fact, a task
+  cannot close a question: the target is named wrongly, and the entry is kept as a new one.
 * **The same thing is not stored twice** (:func:`dedup_key`; :class:`Current` for
   extraction, a streaming scan in ``writer`` for `write`): an entry whose type, subject,
   (for tasks) status and normalised content equal those of a *current* entry is not appended.
   Normalised: case-folded, whitespace collapsed, trailing punctuation stripped
   (:func:`normalise`). A correction is a duplicate only of its own chain's head (a no-op
   correction). Handoffs are never duplicates: each conversation has its own.
+* **A restatement in other words is not a second current entry** (extraction's
+  :class:`Current`, issue 22): a new fact or decision whose words restate a current one of
+  the same type and subject (:func:`zettelclaw.restatements.restates`) is dropped when it
+  adds no word, and replaces it when it adds a few (one current entry, the older wording in
+  its history); when the current one is dated after it (an older conversation swept late),
+  it is dropped.
 """
 
 from __future__ import annotations
 
+from .clock import sort_key
 from .resolve import Resolution
 
+RESTATED = frozenset({"fact", "decision"})  # the types whose restatements are not stored twice
 _TRAILING = ".,;:!?…。 \t\n"
 
 
@@ -30,6 +43,21 @@ def dedup_key(entry: dict) -> tuple | None:
         return None
     status = entry.get("status") if entry.get("type") == "task" else None
     return (entry["type"], entry.get("subject") or "", status, normalise(entry["content"]))
+
+
+# what may replace an entry of each type
+REPLACEABLE_BY = {
+    "task": frozenset({"task"}),
+    "question": frozenset({"question", "decision", "fact"}),
+    "fact": frozenset({"fact", "decision"}),
+    "decision": frozenset({"decision", "fact"}),
+    "handoff": frozenset(),
+}
+
+
+def can_replace(old_type, new_type) -> bool:
+    """Whether an entry of ``new_type`` may correct (or close) one of ``old_type``."""
+    return new_type in REPLACEABLE_BY.get(old_type, frozenset())
 
 
 def inherit(head: dict, type: str, subject: str | None, status: str | None,
@@ -50,10 +78,32 @@ class Current:
     def __init__(self, resolution: Resolution):
         self.resolution = resolution
         self.keys: dict[tuple, dict] = {}
+        self.facts: dict[tuple, list[dict]] = {}  # (type, subject) -> facts and decisions
         for entry in resolution.current:
             key = dedup_key(entry)
             if key is not None:
                 self.keys[key] = entry
+            self._index(entry)
+
+    def _index(self, entry: dict) -> None:
+        if entry.get("type") in RESTATED and isinstance(entry.get("content"), str):
+            self.facts.setdefault((entry["type"], entry.get("subject") or ""), []).append(entry)
+
+    def restated(self, entry: dict) -> tuple[dict, str] | None:
+        """The current entry that ``entry`` (a new one, no correction) restates in other
+        words, and how (``"same"``, ``"more"``: :func:`zettelclaw.restatements.restates`)."""
+        if entry.get("type") not in RESTATED or entry.get("replaces") \
+                or not isinstance(entry.get("content"), str):
+            return None
+        from .restatements import restates
+
+        for old in reversed(self.facts.get((entry["type"], entry.get("subject") or ""), [])):
+            if self.resolution.is_replaced(old["id"]):
+                continue
+            how = restates(old["content"], entry["content"])
+            if how is not None:
+                return old, how
+        return None
 
     @classmethod
     def of(cls, entries) -> Current:
@@ -83,6 +133,7 @@ class Current:
         key = dedup_key(entry)
         if key is not None:
             self.keys[key] = entry
+        self._index(entry)
 
     def take(self, entries: list[dict]) -> tuple[list[dict], int]:
         """``entries`` without the duplicates (of current entries or of each other), the kept
@@ -93,6 +144,13 @@ class Current:
             if entry.get("replaces") in instead:  # corrects a duplicate: correct the original
                 entry = {**entry, "replaces": instead[entry["replaces"]]}
             existing = self.duplicate_of(entry)
+            if existing is None and (found := self.restated(entry)) is not None:
+                old, how = found
+                if how == "same" or sort_key(old.get("timestamp")) \
+                        > sort_key(entry.get("timestamp")):
+                    existing = old  # says nothing more, or less than what came after it
+                else:
+                    entry = {**entry, "replaces": old["id"]}  # says it with more words
             if existing is not None:
                 instead[entry["id"]] = existing["id"]
                 continue

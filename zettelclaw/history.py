@@ -179,13 +179,13 @@ def pending_history(ref, installed: datetime | None, cursor: dict | None,
 
 def estimate_tokens(segments: list, extractor=None) -> int:
     """Input tokens an extraction of ``segments`` would send, estimated as characters / 4:
-    per model call the extraction prompt and the subjects registry, plus the rendered
+    per model call the extraction prompt and the subjects list at its budget, plus the rendered
     transcript (the existing entries shown to the model are left out)."""
-    from .extract import Extractor
+    from .extract import SUBJECTS_CHARS, Extractor
     from .transcripts import chunk_messages, render
 
     extractor = extractor or Extractor(client=object())
-    fixed = len(extractor.prompt) + len(extractor.subjects_context())
+    fixed = len(extractor.prompt) + SUBJECTS_CHARS
     chars = 0
     for segment in segments:
         for chunk in chunk_messages(segment.messages, extractor.chunk_chars):

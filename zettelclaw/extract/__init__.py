@@ -5,14 +5,17 @@ Per conversation segment (a 2026.9 ``reset`` event, or a rotated 2026.2 file, en
 1. render the user/assistant text (``zettelclaw.transcripts``); a conversation too long for
    the model is split between messages into chunks that together hold every character; every
    chunk but the last is told not to write a handoff;
-2. one model call per chunk (``zettelclaw.model``): the prompt and the subjects registry form
-   the cached prefix; the transcript goes in the user turn, framed as data;
+2. one model call per chunk (``zettelclaw.model``): the prompt alone is the cached system
+   prefix (byte-identical across a night's extractions); the user turn holds, framed as data,
+   the subjects and the existing entries chosen for the conversation (:mod:`.context`), then
+   the transcript;
 3. the output is parsed line by line: code fences, blank lines and prose are skipped (prose and
    broken JSON are counted); each object is validated: one of the five types, non-empty
    content, a task's status (``open`` when the model left it out), unknown fields dropped;
    ``id``, ``timestamp`` and ``session`` always come from here, never from the model; subjects
    are slugified and new ones registered (Title Case display, type project); a ``replaces``
-   naming no existing id is dropped with a warning; exactly one handoff is kept (the last one
+   naming no entry the model was shown, or one its type cannot correct, is dropped with a
+   warning; exactly one handoff is kept (the last one
    of the last chunk); when the model wrote none, none is stored and a warning says so;
 4. secrets are redacted, then all of the segment's entries go into the log in one locked append.
 
@@ -50,6 +53,7 @@ The package: :mod:`.output` (the model's output parsed), :mod:`.build` (objects 
 corrections included), :mod:`.cursor` (cursors, what lies beyond one, a conversation's time),
 :mod:`.claim` (the cross-process claim), :mod:`.bookkeeping` (state.json: commit, pending,
 failures, waiting for a key), :mod:`.plan` (which conversations to extract now),
+:mod:`.context` (the subjects and existing entries shown to the model for a conversation),
 :mod:`.framing` (data kept from breaking out of its tags), :mod:`.options` (the plugin config's
 ``extraction``), :mod:`.result` (:class:`Result`), :mod:`.extractor` (:class:`Extractor`: the
 prompt and the chunked model calls) and :mod:`.session` (one session's steps: claim, recover,
@@ -67,8 +71,9 @@ from .claim import (
     CLAIM_WAIT_SECONDS,
     claim_is_live,
 )
+from .context import ENTRIES_CHARS, SUBJECTS_CHARS
 from .cursor import CONTEXT_MESSAGES, after_cursor, make_cursor, segment_time
-from .extractor import EXISTING_CHARS, EXISTING_LIMIT, Extractor, extract_session
+from .extractor import Extractor, extract_session
 from .options import (
     DEFAULT_CHUNK_CHARS,
     _skip_prefixes,  # noqa: F401  (sweep and history skip the same keys)
@@ -78,8 +83,8 @@ from .result import Result
 
 __all__ = [
     "CLAIM_POLL_MAX_SECONDS", "CLAIM_POLL_SECONDS", "CLAIM_TTL_SECONDS", "CLAIM_WAIT_SECONDS",
-    "CONTEXT_MESSAGES", "DEFAULT_CHUNK_CHARS", "EXISTING_CHARS", "EXISTING_LIMIT",
-    "MAX_FIELD_CHARS", "Extractor", "Parsed", "Result", "after_cursor", "build_entries",
+    "CONTEXT_MESSAGES", "DEFAULT_CHUNK_CHARS", "ENTRIES_CHARS", "MAX_FIELD_CHARS",
+    "SUBJECTS_CHARS", "Extractor", "Parsed", "Result", "after_cursor", "build_entries",
     "claim_is_live", "clear_waiting", "extract_session", "make_cursor", "parse_output",
     "record_waiting", "segment_time",
 ]

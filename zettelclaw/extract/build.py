@@ -24,11 +24,17 @@ def _text(value) -> str | None:
 
 
 def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
-                  agent: str | None = None,
+                  shown=None, agent: str | None = None,
                   allow_handoff: bool = True, timestamp: str | None = None,
                   resolution=None) -> tuple[list[dict], list[str], int]:
     """Validated, redacted entries (model order, at most one handoff, last) + warnings +
     how many objects were dropped.
+
+    With ``shown`` (the ids of the entries the model was shown), a ``replaces`` naming
+    another existing entry is not linked: the model cannot know it, it guessed (the entry is
+    kept as a new one, a warning says why). A ``replaces`` whose target's type cannot be
+    corrected by the entry's type (:func:`zettelclaw.corrections.can_replace`; the target is
+    known from ``resolution``) is not linked either.
 
     With ``resolution`` (of the log as it stands) a proposed ``replaces`` follows the rules of
     :mod:`zettelclaw.corrections`: an id already replaced is redirected to its chain's current
@@ -70,10 +76,9 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                 fields["subject"] = slug
         replaces = item.get("replaces")
         if isinstance(replaces, str) and replaces.strip():
-            if replaces.strip() in known_ids:
-                fields["replaces"] = replaces.strip()
-            else:
-                warnings.append(f"dropped replaces={replaces.strip()[:40]!r}: no such entry")
+            target = _target(replaces.strip(), kind, known_ids, shown, resolution, warnings)
+            if target is not None:
+                fields["replaces"] = target
         if resolution is not None and fields.get("replaces"):
             _correct(fields, kind, item, stamp, resolution, made_here, warnings)
         try:
@@ -96,6 +101,27 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     if handoffs and allow_handoff:
         entries.append(handoffs[-1])
     return entries, [redact(w) for w in warnings], dropped
+
+
+def _target(target: str, kind: str, known_ids: set[str], shown, resolution,
+            warnings: list[str]) -> str | None:
+    """``target`` if the model may name it in a ``replaces`` of a ``kind`` entry, else None
+    (a warning says why)."""
+    from ..corrections import can_replace
+
+    if target not in known_ids:
+        warnings.append(f"dropped replaces={target[:40]!r}: no such entry")
+        return None
+    if shown is not None and target not in shown:
+        warnings.append(f"dropped replaces={target}: that entry was not among those shown to "
+                        "the model; kept as a new entry")
+        return None
+    old = resolution.by_id.get(target) if resolution is not None else None
+    if old is not None and not can_replace(old.get("type"), kind):
+        warnings.append(f"dropped replaces={target}: a {kind} cannot replace a "
+                        f"{old.get('type')}; kept as a new entry")
+        return None
+    return target
 
 
 def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_here: dict,

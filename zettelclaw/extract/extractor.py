@@ -10,14 +10,12 @@ from ..counts import count
 from ..model import Usage
 from . import bookkeeping
 from .build import build_entries
+from .context import Shown, choose
 from .cursor import segment_time
 from .framing import _frame
 from .options import _chunk_chars
 from .output import parse_output
 from .result import Result
-
-EXISTING_LIMIT = 150  # current entries shown to the model so it can write `replaces`
-EXISTING_CHARS = 20_000
 
 
 class Extractor:
@@ -47,41 +45,29 @@ class Extractor:
     # -- context ---------------------------------------------------------------------------
 
     @staticmethod
-    def subjects_context() -> str:
+    def shown_for(transcript: str, resolution, stamp: str | None) -> Shown:
+        """The subjects and existing entries shown to the model for a conversation whose text
+        is ``transcript`` (:mod:`.context`), from ``resolution``: the log as it stood at
+        ``stamp``, the conversation's time."""
         from ..subjects import Registry
 
-        lines = ["## Subjects", "Known subject slugs (use one when an entry is about it):"]
-        items = Registry.load().items()
-        if not items:
-            lines.append("(none yet)")
-        for slug, record in items:
-            record = record if isinstance(record, dict) else {}
-            lines.append(f"- {slug}: {record.get('display') or slug} "
-                         f"({record.get('type') or 'project'})")
-        return "\n".join(lines)
-
-    @staticmethod
-    def existing_context(current: list[dict]) -> str:
-        """The most recent current entries (no handoffs), so corrections can name an id."""
-        picked, size = [], 0
-        for entry in reversed(current):
-            if entry.get("type") == "handoff":
-                continue
-            line = json.dumps({k: entry[k] for k in ("id", "type", "subject", "content")
-                               if entry.get(k)}, ensure_ascii=False)
-            if size + len(line) > EXISTING_CHARS or len(picked) >= EXISTING_LIMIT:
-                break
-            picked.append(line)
-            size += len(line) + 1
-        return "\n".join(reversed(picked))
+        return choose(transcript, resolution, Registry.load().items(), stamp)
 
     def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
-                  existing: str = "", earlier: list[dict] | None = None) -> str:
+                  shown: Shown | None = None, earlier: list[dict] | None = None) -> str:
+        """The user turn: what depends on the conversation, all framed as data: the subjects
+        chosen for it, the existing entries chosen for it, the earlier parts' entries and
+        which part this is, then the transcript (the system prompt depends on nothing)."""
         out = []
-        if existing:
-            out.append("Existing entries in the log (use their ids in `replaces` when this "
-                       "conversation corrects one):\n<existing_entries>\n"
-                       f"{_frame(existing)}\n</existing_entries>\n")
+        if shown is not None:
+            out.append("Known subject slugs (those this conversation mentions and the most "
+                       "active; use one when an entry is about it):\n<subjects>\n"
+                       f"{_frame(shown.subjects)}\n</subjects>\n")
+            if shown.entries:
+                out.append("Existing entries in the log, chosen for this conversation (already "
+                           "known: do not extract them again; use their ids in `replaces` "
+                           "when this conversation corrects or closes one):\n"
+                           f"<existing_entries>\n{_frame(shown.entries)}\n</existing_entries>\n")
         if parts > 1:
             if earlier:
                 lines = "\n".join(json.dumps({k: e[k] for k in ("type", "content") if e.get(k)},
@@ -102,18 +88,22 @@ class Extractor:
 
     # -- one segment -----------------------------------------------------------------------
 
-    def extract_segment(self, segment, *, known_ids: set[str], existing: str = "",
+    def extract_segment(self, segment, *, known_ids: set[str], as_of=None,
                         timestamp: str | None = None, resolution=None,
                         agent: str | None = None,
                         ) -> tuple[list[dict], Usage, list[str], int]:
         """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
-        conversation's own time, :func:`segment_time`); ``resolution``: the log's replacement
-        map, for the correction rules of :func:`build_entries`. Raises ModelError."""
+        conversation's own time, :func:`segment_time`); ``as_of``: the log as it stood then
+        (a :class:`~zettelclaw.resolve.Resolution`), from which the model is shown what the
+        conversation is about (:mod:`.context`), and whose ids alone a ``replaces`` may name;
+        ``resolution``: the log's replacement map, for the correction rules of
+        :func:`build_entries`. Raises ModelError."""
+        from ..resolve import Resolution
         from ..transcripts import chunk_messages, render
 
         chunks = chunk_messages(segment.messages, self.chunk_chars)
-        subjects = self.subjects_context()
         stamp = timestamp or segment_time(segment)
+        shown = self.shown_for(render(segment.messages), as_of or Resolution([]), stamp)
         usage = Usage()
         entries: list[dict] = []
         warnings: list[str] = []
@@ -121,15 +111,16 @@ class Extractor:
         for number, chunk in enumerate(chunks, 1):
             last = number == len(chunks)
             user = self.user_turn(render(chunk), part=number, parts=len(chunks),
-                                  existing=existing, earlier=entries)
-            reply = self.client.complete(self.prompt, user, context=subjects)
+                                  shown=shown, earlier=entries)
+            reply = self.client.complete(self.prompt, user)
             usage = usage + reply.usage
             if reply.stop_reason == "max_tokens":
                 warnings.append("the model's output was cut at max_tokens; "
                                 "its last line may be lost")
             parsed = parse_output(reply.text)
             made, notes, _ = build_entries(parsed.items, segment.session_id,
-                                           known_ids=known_ids, allow_handoff=last,
+                                           known_ids=known_ids, shown=shown.ids,
+                                           allow_handoff=last,
                                            timestamp=stamp, resolution=resolution,
                                            agent=agent)
             entries.extend(made)

@@ -21,7 +21,8 @@ def _spelled(name: str) -> str:
 # what could open or close a frame: `<` or a look-alike, then the tag's name however spelled
 _TAG_RE = re.compile(
     "[<\uff1c\ufe64\u2329\u3008\u27e8](?=[\\s/\uff0f" + _INVISIBLE[1:-2] + "]*(?:"
-    + "|".join(_spelled(n) for n in ("transcript", "existing_entries", "earlier_parts"))
+    + "|".join(_spelled(n) for n in ("transcript", "existing_entries", "earlier_parts",
+                                     "subjects"))
     + ")(?![A-Za-z0-9_]))")
 
 

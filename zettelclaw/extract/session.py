@@ -151,10 +151,9 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
         usage = Usage()
         if segment.has_user:  # a later conversation may correct an earlier one's,
             stamp = segment_time(segment, ref)  # never one newer than itself: the
-            existing = extractor.existing_context(  # log as it stood at the time
-                Resolution.build(_as_of(log_entries, stamp)).current)
-            made, usage, notes, skipped = extractor.extract_segment(
-                segment, known_ids=known_ids, existing=existing, timestamp=stamp,
+            as_of = Resolution.build(_as_of(log_entries, stamp))  # the log as it stood
+            made, usage, notes, skipped = extractor.extract_segment(  # at the time
+                segment, known_ids=known_ids, as_of=as_of, timestamp=stamp,
                 resolution=current.resolution, agent=run.agent)
             made, duplicates = current.take(made)
             result.duplicates += duplicates

@@ -41,7 +41,8 @@ before importing anything else the command needs (Typer, Rich and pydantic not a
 The package: :mod:`.english` (stop words, irregular verbs, stems, tokens, the query's terms),
 :mod:`.bm25` (collection statistics, BM25F), :mod:`.sample` (what a scan found; N and field
 lengths from the log or from spread windows), :mod:`.scans` (the ripgrep processes and the
-Python scan), :mod:`.plan` (which terms a large log's scan streams; recall's match unit),
+Python scan), :mod:`.collection` (the same ranking over entries held in memory:
+extraction's), :mod:`.plan` (which terms a large log's scan streams; recall's match unit),
 :mod:`.rerank` (proximity, subject, when and session boosts), :mod:`.memory` (MEMORY.md and
 ``memory/*.md`` chunks) and :mod:`.ranking` (``rank`` itself, step by step).
 
@@ -56,6 +57,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..ripgrep import ripgrep
     from .bm25 import FIELDS, K1, NORMS, WEIGHTS, Stats, bm25f, field_counts, field_text, idf
+    from .collection import rank_entries
     from .english import (
         FORMS,
         IRREGULAR,
@@ -113,6 +115,8 @@ _HOME = {
     # .bm25
     "FIELDS": "bm25", "K1": "bm25", "NORMS": "bm25", "Stats": "bm25", "WEIGHTS": "bm25",
     "bm25f": "bm25", "field_counts": "bm25", "field_text": "bm25", "idf": "bm25",
+    # .collection
+    "rank_entries": "collection",
     # .english
     "FORMS": "english", "IRREGULAR": "english", "LEMMAS": "english", "MAX_QUERY_CHARS": "english",
     "MAX_QUERY_TERMS": "english", "STOP_WORDS": "english", "analyze": "english", "keep": "english",
@@ -138,8 +142,8 @@ _HOME = {
     "SMALL_LOG": "scans", "Started": "scans", "scan_log": "scans", "scan_python": "scans",
     "scan_ripgrep": "scans", "start_scan": "scans",
 }
-_SUBMODULES = frozenset({"bm25", "english", "memory", "plan", "ranking", "rerank", "sample",
-                         "scans"})
+_SUBMODULES = frozenset({"bm25", "collection", "english", "memory", "plan", "ranking",
+                         "rerank", "sample", "scans"})
 
 
 def __getattr__(name: str):
@@ -166,7 +170,7 @@ __all__ = [
     "STOP_WORDS", "SUBJECT_BOOST", "WEIGHTS", "WHEN_BOOST", "Chunk", "Scan", "Started", "Stats",
     "analyze", "bm25f", "chunk_lines", "days_named", "entry_parser", "field_counts",
     "field_text", "has_filters", "idf", "json_loads", "keep", "match_unit", "memory_chunks",
-    "plan_stream", "prefix", "prefixes_of", "proximity", "rank", "ripgrep",
+    "plan_stream", "prefix", "prefixes_of", "proximity", "rank", "rank_entries", "ripgrep",
     "scan_log", "scan_python", "scan_ripgrep", "score_bound", "snippet", "start_scan", "stem",
     "subject_terms", "terms", "when_named", "words",
 ]

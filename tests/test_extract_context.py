@@ -1,0 +1,228 @@
+"""Extraction sees the whole memory (issue 22, points 1-3): the entries shown to the model are
+chosen for the conversation, a correction names only what it was shown and keeps to its kind,
+the subjects list holds the relevant ones, and the system prompt stays byte-identical across a
+night's extractions while what depends on the conversation goes in the user turn."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+from tests.conftest import write_log
+from tests.test_extract import read_log
+from zettelclaw.entries import make_entry
+from zettelclaw.extract import ENTRIES_CHARS, SUBJECTS_CHARS
+
+TODAY = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+SID = "4b1d7c2e-8f3a-4e6b-9d0c-1a2b3c4d5e6f"
+SID_2 = "66666666-7777-4888-9999-aaaaaaaaaaaa"
+TOPICS = ["garden", "invoice", "holiday", "piano", "kitchen", "marathon", "podcast", "bicycle",
+          "newsletter", "camera", "recipe", "library"]
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _later_entries(count: int, since: datetime, until: datetime) -> list[dict]:
+    """``count`` entries about other things, spread between ``since`` and ``until``."""
+    step = (until - since) / count
+    out = []
+    for i in range(count):
+        topic = TOPICS[i % len(TOPICS)]
+        out.append(make_entry(["fact", "task", "decision"][i % 3],
+                              f"{topic.title()} note {i}: the {topic} plan for week {i % 52}",
+                              f"old-session-{i // 4}", subject=f"{topic}-things",
+                              status="open" if i % 3 == 1 else None,
+                              timestamp=_stamp(since + step * (i + 1))))
+    return out
+
+
+def _conversation(home, sid, user_text, *, when=TODAY, reply="Noted."):
+    home.jsonl_session("main", sid, [("user", user_text), ("assistant", reply)],
+                       key="agent:main:main", start=when)
+
+
+def _shown(request) -> list[dict]:
+    user = request.user_text
+    block = user[user.index("<existing_entries>\n") + 19:user.index("\n</existing_entries>")]
+    return [json.loads(line) for line in block.splitlines()]
+
+
+def _subjects_block(request) -> str:
+    user = request.user_text
+    return user[user.index("<subjects>\n") + 11:user.index("\n</subjects>")]
+
+
+# -- 1. the entries shown are chosen for the conversation ------------------------------------
+
+
+def test_a_task_from_two_months_ago_is_closed_by_todays_conversation(cli, home, fake_anthropic,
+                                                                     log_dir):
+    old = make_entry("task", "Write the backfill script for the 47 failed webhook jobs",
+                     "september", subject="auth-migration", status="open",
+                     timestamp=_stamp(TODAY - timedelta(days=60)))
+    later = _later_entries(320, TODAY - timedelta(days=59), TODAY - timedelta(hours=1))
+    write_log(log_dir, [old, *later])
+    _conversation(home, SID, "Good news: the backfill script for the webhook jobs is done.")
+    # the model can name only an id it was shown ({{id-of:...}}: "no-such-entry" otherwise)
+    fake_anthropic.entries(
+        {"type": "task", "content": "Write the backfill script for the 47 failed webhook jobs",
+         "status": "done", "replaces": "{{id-of:backfill script}}"},
+        {"type": "handoff", "content": "Backfill finished"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0, result.stderr
+    assert "no such entry" not in result.stderr
+
+    assert old["id"] in {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+    assert cli.lines("search", "--type", "task", "--status", "open",
+                     "--subject", "auth-migration", "--json") == []
+    (done,) = cli.lines("search", "--type", "task", "--subject", "auth-migration", "--json")
+    assert done["status"] == "done" and done["replaces"] == old["id"]
+
+
+def test_an_old_open_question_of_a_subject_the_conversation_names_is_shown(
+        cli, home, fake_anthropic, log_dir):
+    question = make_entry("question", "Which region should the replica live in?", "s0",
+                          subject="whisper-stt", timestamp=_stamp(TODAY - timedelta(days=120)))
+    write_log(log_dir, [question, *_later_entries(400, TODAY - timedelta(days=119),
+                                                  TODAY - timedelta(hours=1))])
+    _conversation(home, SID, "Back to Whisper STT: we are going with Frankfurt.")
+    fake_anthropic.entries(
+        {"type": "decision", "content": "The Whisper STT replica lives in Frankfurt",
+         "subject": "whisper-stt", "replaces": "{{id-of:which region}}"},
+        {"type": "handoff", "content": "Region chosen"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    assert cli.lines("search", "--type", "question", "--subject", "whisper-stt",
+                     "--json") == []  # answered, so no longer open
+
+
+def test_the_model_is_shown_only_this_agents_current_entries_of_the_time(
+        cli, home, fake_anthropic, log_dir):
+    def about(content, **kw):
+        return make_entry("fact", content, "s0", subject="backfill",
+                          timestamp=_stamp(TODAY - timedelta(days=3)), **kw)
+
+    mine = about("The backfill script lives in ops/backfill.py")
+    replaced = about("The backfill script lives in scripts/")
+    correction = about("The backfill script lives in tools/", replaces=replaced["id"])
+    theirs = about("The backfill script of the other agent", agent="ops")
+    forgotten = about("The backfill script once lived on a laptop")
+    after = make_entry("fact", "The backfill script moved after this conversation", "s9",
+                       subject="backfill", timestamp=_stamp(TODAY + timedelta(days=1)))
+    write_log(log_dir, [mine, replaced, correction, theirs, forgotten, after])
+    assert cli("forget", forgotten["id"], "--yes").exit_code == 0
+    _conversation(home, SID, "Where does the backfill script live these days?")
+    fake_anthropic.entries({"type": "handoff", "content": "asked about the backfill script"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    shown = {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+    assert shown == {mine["id"], correction["id"]}
+
+
+def test_the_entries_shown_stay_within_their_budget_on_a_large_log(cli, home, fake_anthropic,
+                                                                   log_dir):
+    entries = [make_entry("fact", f"Auth migration detail {i}: webhook retry window {i} "
+                                  "minutes for the queue", f"s{i // 5}", subject="auth-migration",
+                          timestamp=_stamp(TODAY - timedelta(days=300) + timedelta(hours=i)))
+               for i in range(2000)]
+    write_log(log_dir, entries)
+    _conversation(home, SID, "More on the auth migration webhook retry queue window.")
+    fake_anthropic.entries({"type": "handoff", "content": "retries"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    user = fake_anthropic.message_requests[0].user_text
+    block = user[user.index("<existing_entries>\n") + 19:user.index("\n</existing_entries>")]
+    assert 0 < len(block) <= ENTRIES_CHARS
+    assert len(user) < ENTRIES_CHARS + SUBJECTS_CHARS + 1000
+
+
+# -- 2. a correction names only what it was shown, and keeps to its kind ---------------------
+
+
+def test_a_correction_naming_an_id_it_was_not_shown_is_not_linked(cli, home, fake_anthropic,
+                                                                  log_dir):
+    port = make_entry("fact", "The staging port is 51800", "s0", subject="staging",
+                      timestamp=_stamp(TODAY - timedelta(days=90)))
+    write_log(log_dir, [port, *_later_entries(320, TODAY - timedelta(days=89),
+                                              TODAY - timedelta(hours=1))])
+    _conversation(home, SID, "Let's plan the team offsite agenda for Thursday.")
+    fake_anthropic.entries(  # a model guessing an id it was not shown
+        {"type": "fact", "content": "The offsite is on Thursday", "replaces": port["id"]},
+        {"type": "handoff", "content": "offsite planned"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0, result.stderr
+    assert f"dropped replaces={port['id']}: that entry was not among those shown" \
+        in result.stderr
+    new = read_log(log_dir)[-2]
+    assert new["content"] == "The offsite is on Thursday" and "replaces" not in new
+    assert [e["id"] for e in cli.lines("search", "--subject", "staging", "--json")] \
+        == [port["id"]]  # still current
+
+
+def test_a_question_closes_by_a_decision_not_by_a_task_and_a_question_hides_no_fact(
+        cli, home, fake_anthropic, log_dir):
+    question = make_entry("question", "Which SSO provider do we use?", "s0", subject="sso",
+                          timestamp=_stamp(TODAY - timedelta(days=2)))
+    fact = make_entry("fact", "The SSO port is 51900", "s0", subject="sso",
+                      timestamp=_stamp(TODAY - timedelta(days=2)))
+    write_log(log_dir, [question, fact])
+    _conversation(home, SID, "For SSO we went with Okta. Set up the Okta tenant. "
+                             "Is the SSO port really 51900?")
+    fake_anthropic.entries(
+        {"type": "task", "content": "Set up the Okta tenant", "status": "open",
+         "replaces": question["id"]},
+        {"type": "decision", "content": "SSO goes through Okta", "replaces": question["id"]},
+        {"type": "question", "content": "Is the SSO port really 51900?", "replaces": fact["id"]},
+        {"type": "handoff", "content": "SSO chosen"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0, result.stderr
+    assert f"dropped replaces={question['id']}: a task cannot replace a question" \
+        in result.stderr
+    assert f"dropped replaces={fact['id']}: a question cannot replace a fact" in result.stderr
+    task, decision, doubt, _ = read_log(log_dir)[-4:]
+    assert "replaces" not in task and "replaces" not in doubt
+    assert decision["replaces"] == question["id"] and decision["subject"] == "sso"
+    current = {e["id"] for e in cli.lines("search", "--subject", "sso", "--json")}
+    assert fact["id"] in current and question["id"] not in current
+
+
+# -- 3. the subjects, the relevant ones; the system prompt, byte-identical -------------------
+
+
+def test_the_system_prompt_is_byte_identical_for_two_conversations_of_one_night(
+        cli, home, fake_anthropic, log_dir):
+    cli("subjects", "add", "auth-migration")
+    _conversation(home, SID, "The Whisper STT latency is 300 ms now.",
+                  when=TODAY - timedelta(hours=3))
+    _conversation(home, SID_2, "For the auth migration, retries go through a queue.")
+    fake_anthropic.entries({"type": "fact", "content": "Whisper STT latency is 300 ms",
+                            "subject": "whisper-stt"},
+                           {"type": "handoff", "content": "latency"})
+    fake_anthropic.entries({"type": "handoff", "content": "retries"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    assert cli("extract", "--session-id", SID_2).exit_code == 0
+    first, second = fake_anthropic.message_requests
+    assert first.body["system"] == second.body["system"]  # byte for byte: cached
+    assert "whisper-stt" in json.loads((log_dir / "subjects.json").read_text())  # registered
+    assert "- whisper-stt: Whisper Stt (project)" in _subjects_block(second).splitlines()
+    assert "whisper-stt" not in second.system_text
+
+
+def test_the_subjects_list_shows_those_the_conversation_names_and_the_most_active(
+        cli, home, fake_anthropic, log_dir):
+    registry = {f"one-off-{i:03d}": {"display": f"One Off {i:03d}", "type": "project"}
+                for i in range(400)}
+    registry["busy-project"] = {"display": "Busy Project", "type": "project"}
+    registry["whisper-stt"] = {"display": "Whisper STT", "type": "system"}
+    log_dir.mkdir(parents=True, exist_ok=True)
+    (log_dir / "subjects.json").write_text(json.dumps(registry))
+    write_log(log_dir, [make_entry("fact", f"Busy detail {i}", "s0", subject="busy-project",
+                                   timestamp=_stamp(TODAY - timedelta(days=1, minutes=i)))
+                        for i in range(30)])
+    _conversation(home, SID, "The Whisper STT model needs a GPU.")
+    fake_anthropic.entries({"type": "handoff", "content": "gpu"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    listed = _subjects_block(fake_anthropic.message_requests[0]).splitlines()
+    assert listed[:2] == ["- whisper-stt: Whisper STT (system)",
+                          "- busy-project: Busy Project (project)"]
+    assert sum(len(line) + 1 for line in listed) <= SUBJECTS_CHARS
+    assert len(listed) < 100

@@ -1,0 +1,143 @@
+"""One current entry per restated fact (issue 22, point 4): a fact or decision restated in
+other words is not a second current entry, and no two different facts ever merge (numbers,
+names, negations and word order tell them apart). The pair sets measure both errors."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from tests.conftest import write_log
+from tests.test_extract import read_log
+from zettelclaw.entries import make_entry
+from zettelclaw.restatements import restates
+
+# the same fact in other words: the check should merge them (either way round)
+PARAPHRASES = [
+    ("Prefers dark mode in the editor", "User prefers dark mode in their editor"),
+    ("Likes dark mode in the editor", "Prefers the editor in dark mode"),
+    ("Max owns the canary deploy", "The canary deploy is owned by Max"),
+    ("The staging port is 51900", "Port 51900 is used for staging"),
+    ("Prefers short answers without preamble", "Likes short answers with no preamble"),
+    ("Wants code reviews before merging", "Code reviews are wanted before merging"),
+    ("Drinks coffee black", "User drinks coffee black"),
+    ("Prefers TypeScript over JavaScript for new projects",
+     "For new projects, prefers TypeScript over JavaScript"),
+    ("Prefers dark mode", "Prefers dark mode in the editor"),
+    ("Max prefers email over Slack", "Max prefers email over Slack."),
+    ("User is vegetarian", "The user is a vegetarian"),
+    ("Likes hiking on weekends", "Enjoys hiking on weekends"),
+    ("The user loves long walks with the dog", "Loves long walks with the dog"),
+    ("Standup is at 9:30 every morning", "Every morning the standup is at 9:30"),
+]
+# the same fact in words a word set cannot tie (a word swapped for its synonym): missed merges,
+# left to the model, which is told that what it was shown is known
+SWAPPED_WORDS = [
+    ("Uses Vim for all editing", "User edits everything in Vim"),
+    ("Drinks coffee black, no sugar", "Takes coffee black without sugar"),
+    ("The team deploys on Fridays", "Deployments happen on Fridays"),
+    ("Morning standup is at 9:30", "The standup happens at 9:30 every morning"),
+]
+# different facts that look alike: the check must never merge them
+NEAR_MISSES = [
+    ("The staging port is 51900", "The staging port is 51800"),
+    ("Max owns the canary deploy", "Sam owns the canary deploy"),
+    ("Prefers tabs over spaces", "Prefers spaces over tabs"),
+    ("Prefers dark mode", "Does not prefer dark mode"),
+    ("Likes coffee", "No longer likes coffee"),
+    ("Deploys happen on Fridays", "Deploys happen on Thursdays"),
+    ("Deploys happen on fridays", "Deploys happen on thursdays"),
+    ("Uses Postgres 15 in production", "Uses Postgres 16 in production"),
+    ("Moved from Auth0 to Okta", "Moved from Okta to Auth0"),
+    ("Retries are capped at 3", "Retries are capped at 5"),
+    ("The API key for the webhook service lives in the staging vault under ops",
+     "The API key for the webhook service lives in the production vault under ops"),
+    ("Prefers dark mode", "Prefers dark mode except on mobile"),
+    ("Deploys go out on Friday", "Deploys go out on Friday after 3pm"),
+    ("Max reviews the PRs", "Max and Sam review the PRs"),
+    ("The backup runs nightly", "The backup runs nightly on the staging cluster"),
+    ("Prefers dark mode", "Prefers light mode"),
+    ("Likes tea", "Dislikes tea"),
+    ("Works from home on Mondays", "Works from the office on Mondays"),
+    ("Prefers Python", "Prefers Python only for scripts"),
+    ("The budget is $4,000", "The budget is $40,000"),
+    ("Alice leads the mobile team", "Alice leads the web team"),
+    ("Uses AWS for hosting", "Uses GCP for hosting"),
+    ("Wants weekly reports", "Wants monthly reports"),
+    ("Never deploy on Fridays", "Deploy on Fridays"),
+    ("The release is v2.3", "The release is v2.4"),
+    ("Priya approves the design docs", "Priya writes the design docs"),
+    ("Slack bot token [redacted]", "Slack user token [redacted]"),
+    ("The deploy key is [redacted]", "The deploy key is [redacted] for staging"),
+]
+
+
+def _merged(pairs) -> int:
+    return sum(1 for a, b in pairs if restates(a, b) is not None and restates(b, a) is not None)
+
+
+def test_false_and_missed_merges_on_the_pair_sets():
+    false_merges = [(a, b) for a, b in NEAR_MISSES
+                    if restates(a, b) is not None or restates(b, a) is not None]
+    assert false_merges == []
+    assert _merged(PARAPHRASES) == len(PARAPHRASES)  # missed: 0 of 14
+    assert _merged(SWAPPED_WORDS) == 0  # missed: 4 of 4, the model's part
+
+
+@pytest.mark.parametrize(("old", "new", "how"), [
+    ("Prefers dark mode in the editor", "User prefers dark mode in their editor", "same"),
+    ("Prefers dark mode in the editor", "Prefers dark mode", "same"),
+    ("Prefers dark mode", "Prefers dark mode in the editor", "more"),
+])
+def test_a_restatement_adds_nothing_or_says_it_with_more_words(old, new, how):
+    assert restates(old, new) == how
+
+
+TODAY = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+SID = "4b1d7c2e-8f3a-4e6b-9d0c-1a2b3c4d5e6f"
+
+
+def _conversation(home, text):
+    home.jsonl_session("main", SID, [("user", text), ("assistant", "Noted.")],
+                       key="agent:main:main", start=TODAY)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_preference_restated_in_other_words_stays_one_current_entry(cli, home,
+                                                                      fake_anthropic, log_dir):
+    old = make_entry("fact", "Prefers dark mode in the editor", "s0", subject="editor",
+                     timestamp=_stamp(TODAY - timedelta(days=40)))
+    port = make_entry("fact", "The staging port is 51800", "s0", subject="editor",
+                      timestamp=_stamp(TODAY - timedelta(days=40)))
+    write_log(log_dir, [old, port])
+    _conversation(home, "As I said, I like the editor in dark mode, and the port is 51900.")
+    fake_anthropic.entries(
+        {"type": "fact", "content": "User likes the editor in dark mode", "subject": "editor"},
+        {"type": "fact", "content": "The staging port is 51900", "subject": "editor"},
+        {"type": "handoff", "content": "editor settings"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0, result.stderr
+    assert "(1 duplicate dropped)" in result.stderr
+    current = [e["content"] for e in cli.lines("search", "--subject", "editor", "--json")]
+    assert sorted(current) == ["Prefers dark mode in the editor", "The staging port is 51800",
+                               "The staging port is 51900"]
+
+
+def test_a_restatement_with_a_few_more_words_replaces_the_current_entry(cli, home,
+                                                                        fake_anthropic, log_dir):
+    old = make_entry("fact", "Prefers dark mode", "s0", subject="editor",
+                     timestamp=_stamp(TODAY - timedelta(days=40)))
+    write_log(log_dir, [old])
+    _conversation(home, "Dark mode in the editor, always.")
+    fake_anthropic.entries(
+        {"type": "fact", "content": "Prefers dark mode in the editor", "subject": "editor"},
+        {"type": "handoff", "content": "editor settings"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    new = read_log(log_dir)[-2]
+    assert new["replaces"] == old["id"]
+    assert [e["content"] for e in cli.lines("search", "--subject", "editor", "--json")] \
+        == ["Prefers dark mode in the editor"]
