@@ -64,8 +64,8 @@ class _Segmenter:
         if self.first_id is None:
             self.first_id = event_id
         self.last_id = event_id
-        if event_id == self.after:
-            self.cut = position
+        if event_id == self.after and self.cut is None:  # a later repeat of the id is not
+            self.cut = position                          # where the extracted part ended
 
     def _message(self, message: dict, event: dict, event_id: str | None, position: int) -> None:
         role = message.get("role")
