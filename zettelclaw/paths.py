@@ -72,9 +72,10 @@ def load_openclaw_config() -> dict:
     key = (path, mtime)
     if key in _config_cache:
         return _config_cache[key]
+    from .fsutil import read_bytes
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = (read_bytes(path, follow=True) or b"").decode("utf-8")  # a FIFO: refused
         try:  # most configs are plain JSON: skip the slower JSON5 parser when they are
             import json
 
