@@ -153,9 +153,14 @@ def _is_word(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
+def _fold_char(c: str) -> str:
+    """``c`` lower-cased, one character for one (so positions keep their meaning)."""
+    low = c.lower()
+    return low if len(low) == 1 else c
+
+
 def _fold(text: str) -> str:
-    """``text`` lower-cased one character for one (so positions keep their meaning)."""
-    return "".join(low if len(low := c.lower()) == 1 else c for c in text)
+    return "".join(_fold_char(c) for c in text)
 
 
 class _Matcher:
@@ -201,8 +206,7 @@ class _Matcher:
                 space = True
                 continue
             space = False
-            low = c.lower()
-            folded.append(low if len(low) == 1 else c)
+            folded.append(_fold_char(c))
             where.append(i)
         where.append(len(text))
         n = len(folded)
