@@ -86,6 +86,23 @@ def test_agent_all_is_for_people(two_agents, cli):
     assert stats["entries"]["total"] == 4
 
 
+def test_an_agent_whose_id_is_all_is_named_agent_all_and_reads_only_its_own(two_agents, cli,
+                                                                           log_dir):
+    """OpenClaw accepts an agent called `all`; the plugin passes it as `agent:all`."""
+    with open(log_dir / "log.jsonl", "ab") as log:
+        log.write(orjson.dumps(_entry("allFact00001", "fact", "The billing export is audited",
+                                      "all-s1", agent="all")) + b"\n")
+    ids = {e["id"] for e in cli.lines("search", "--json", "--agent", "agent:all")}
+    assert ids == {"allFact00001"}
+    assert {e["id"] for e in cli.lines("log", "--json", "--agent", "agent:all,work")} == {
+        "workFact0001", "workHand0001", "allFact00001"}
+    forgot = cli("forget", "--json", "--yes", "--agent", "agent:all", "--", "workFact0001")
+    assert forgot.exit_code == 1 and "workFact0001" in forgot.stderr  # not its entry
+    assert {e["id"] for e in cli.lines("search", "--json", "--agent", "work")} == {
+        "workFact0001", "workHand0001"}
+    assert len(cli.lines("search", "--json", "--agent", "all")) == 5  # people: every agent
+
+
 def test_log_and_stats_show_one_agent_by_default(two_agents, cli):
     assert [e["id"] for e in cli.lines("log", "--json")] == ["mainTask0001", "mainHand0001"]
     assert [e["id"] for e in cli.lines("log", "--json", "--agent", "work")] == [

@@ -180,3 +180,23 @@ def test_the_real_2026_9_database_is_dated_by_its_conversations(cli, zc_env, fak
     assert dated == {"Likes blue": "2026-11-22T08:27:56Z", "first talk": "2026-11-22T08:27:56Z",
                      "Said hello": "2026-11-22T08:28:11Z", "second talk": "2026-11-22T08:28:11Z",
                      "Tested tools": "2026-11-22T08:29:51Z", "third talk": "2026-11-22T08:29:51Z"}
+
+
+def test_a_conversation_before_the_year_1000_keeps_an_iso_date_to_the_vault(
+        cli, fake_anthropic, log_dir, tmp_path):
+    messages = [
+        {"role": "user", "content": "Note the abbey's harvest tithe.",
+         "timestamp": "0999-06-01T09:58:00Z"},
+        {"role": "assistant", "content": "Noted the tithe.", "timestamp": "0999-06-01T10:00:00Z"},
+    ]
+    fake_anthropic.reply(entries("Harvest tithe is due", handoff="tithe noted"))
+    result = cli("extract", "--session-id", "abbey-1", "--session-key", "agent:main:main",
+                 "--messages", "-", "--reason", "before_reset", input=json.dumps(messages))
+    assert result.exit_code == 0, result.stderr
+    assert {e["timestamp"] for e in read_log(log_dir)} == {"0999-06-01T10:00:00Z"}
+    vault = tmp_path / "vault"
+    assert cli("vault", "build", "--vault", str(vault)).exit_code == 0
+    journal = [p for p in vault.rglob("*.md") if p.stem == "0999-06-01"]
+    assert journal and "Harvest tithe is due" in journal[0].read_text()
+    brief = cli("brief", "--now", "0001-01-01", "--no-llm", "--dry-run")
+    assert brief.exit_code == 0, brief.stderr

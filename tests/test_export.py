@@ -174,3 +174,18 @@ def test_markdown_keeps_its_structure_whatever_an_entry_holds(log_dir, cli):
                                                         "## Hand edited (hand edited)"]
     assert "- **fact** · 2026-03-01 · \\# looks like a heading" in lines
     assert "  \\```" in lines and "  fenced" in lines
+
+
+def test_markdown_lets_no_underline_rule_html_or_link_definition_through(log_dir, cli):
+    write_log(log_dir, [{"id": "Odd000000002", "timestamp": "2026-03-01T10:00:00Z",
+                         "type": "fact", "session": "s",
+                         "content": "Deploy plan\n---\nthen\n***\n___\n"
+                                    "<img src=https://evil.example/t.png>\n\n"
+                                    "[docs]: https://evil.example\nsee <b>this</b>"}])
+    text = cli("export", "-f", "md").stdout
+    lines = text.splitlines()
+    assert "- **fact** · 2026-03-01 · Deploy plan" in lines
+    for escaped in ("  \\---", "  \\***", "  \\___", "  \\<img src=https://evil.example/t.png>",
+                    "  \\[docs]: https://evil.example", "  see \\<b>this\\</b>"):
+        assert escaped in lines, (escaped, lines)
+    assert "<" not in text.replace("\\<", "")  # no raw HTML at all

@@ -186,6 +186,31 @@ def test_no_handoff_from_the_model_is_a_warning(cli, fake_anthropic, auth_sessio
     assert "no handoff" in result.stderr
 
 
+@pytest.mark.parametrize("answer", [
+    "I'm sorry, but I can't help with extracting information from this conversation.",
+    "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>",
+    "",
+])
+def test_an_answer_with_no_entry_and_no_handoff_is_a_failed_extraction_retried_once(
+        cli, fake_anthropic, auth_session, log_dir, answer):
+    fake_anthropic.reply(answer)
+    first = cli("extract", "--session-id", SID)
+    assert first.exit_code == 1
+    assert "no entry and no handoff" in first.stderr and "retried once" in first.stderr
+    assert not (log_dir / "log.jsonl").exists()
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert (stats["sessions"]["extracted"], stats["sessions"]["failed"]) == (0, 1)
+    report = json.loads(cli("doctor", "--json").stdout)
+    check = next(c for c in report["checks"] if c["name"] == "extraction")
+    assert check["detail"] == "1 session failed to extract"
+    # the next trigger retries it, and a real answer is taken
+    fake_anthropic.reply(GOOD_REPLY)
+    again = cli("extract", "--session-id", SID)
+    assert again.exit_code == 0, again.stderr
+    assert [e["type"] for e in read_log(log_dir)] == ["decision", "task", "fact", "handoff"]
+    assert json.loads(cli("stats", "--json").stdout)["sessions"]["failed"] == 0
+
+
 def test_secrets_are_never_stored(cli, fake_anthropic, home, log_dir, zc_env):
     key = "sk-ant-api03-Zq8Wm4Lp2Xv9Nr6Tb3Yc7Hd1Jf5Kg0-aBcDeFgHiJkLmNoP_qRsTuVw"
     pem = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAsecretsecret\n"

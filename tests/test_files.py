@@ -91,6 +91,29 @@ def test_a_missing_file_still_means_empty(cli, log_dir):
     assert cli("stats").exit_code == 0
 
 
+@pytest.mark.parametrize("name", [".env", "openclaw.json"])
+def test_a_fifo_among_openclaws_files_is_not_waited_on(name, zc_env, log_dir, zc):
+    """OpenClaw's .env and config are read by doctor, sweep and every extract."""
+    write_log(log_dir, DESIGN_LINES)
+    (zc_env["state"] / name).unlink(missing_ok=True)
+    os.mkfifo(zc_env["state"] / name)
+    no_key = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_AUTH_TOKEN": ""}
+    for args in (("doctor", "--json"), ("sweep",), ("extract", "--session-id", "abc12345")):
+        result = zc(*args, env=no_key)  # a hang would end in the subprocess timeout
+        assert "Traceback" not in result.stderr.decode(), (args, result.stderr)
+        assert result.returncode in (0, 1, 2), (args, result.stderr)
+
+
+def test_a_symlinked_env_file_is_read_as_openclaw_reads_it_and_a_latin1_byte_spoils_one_line(
+        zc_env, tmp_path, zc):
+    dotfiles = tmp_path / "dotfiles.env"
+    dotfiles.write_bytes(b"# caf\xe9 notes (Latin-1)\nANTHROPIC_API_KEY=sk-ant-api03-test-key\n")
+    (zc_env["state"] / ".env").symlink_to(dotfiles)
+    doctor = json.loads(zc("doctor", "--json", env={"ANTHROPIC_API_KEY": ""}).stdout)
+    key = next(c for c in doctor["checks"] if c["name"] == "model key")
+    assert key["status"] == "ok" and ".env" in key["detail"], key
+
+
 # -- one absolute log directory ----------------------------------------------------------------
 
 

@@ -88,3 +88,23 @@ def test_brief_writes_control_characters_into_memory_md_as_visible_text(log_dir,
     memory = (zc_env["workspace"] / "MEMORY.md").read_text()
     assert "\x1b" not in memory and "\u202e" not in memory
     assert "\\x1b[31mred\\u202eevil" in memory
+
+
+def test_a_lone_surrogate_from_a_hand_repair_reads_as_a_replacement_character(log_dir, zc):
+    """Python's json module writes "\\ud800" for a lone surrogate; orjson refuses it."""
+    import json
+
+    write_log(log_dir, [])
+    (log_dir / "log.jsonl").write_text(
+        json.dumps(entry(1, "webhook retries \ud800 go through the queue")) + "\n"
+        + json.dumps(entry(2, "the webhook queue drains nightly")) + "\n")
+    expected = "webhook retries \ufffd go through the queue"
+    for args in (("search", "--json", "--", "webhook retries"), ("log", "--json"),
+                 ("get", "Hx001_aaaaaa", "--json"),
+                 ("recall", "--json", "--", "webhook retries queue")):
+        result = zc(*args)
+        assert result.returncode == 0 and b"Traceback" not in result.stderr, (args, result.stderr)
+        shown = [orjson.loads(line) for line in result.stdout.splitlines()]
+        assert expected in [e["content"] for e in shown], (args, shown)
+    text = zc("recall", "--text", "--", "webhook retries queue")
+    assert text.returncode == 0 and expected in text.stdout.decode()

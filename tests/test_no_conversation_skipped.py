@@ -100,6 +100,30 @@ def test_a_repeated_text_inside_the_inline_conversation_is_not_mistaken_for_its_
     assert "invoice goes to ACME" not in model.message_requests[1].user_text
 
 
+def test_a_later_event_repeating_the_cursors_id_does_not_skip_what_came_between(
+        cli, home, model, log_dir):
+    start = datetime.now(timezone.utc) - timedelta(hours=3)
+    path = home.jsonl_session("main", SID, FIRST, key=MAIN, start=start)
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    events = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    cursor = [e for e in events if e["type"] == "message"][-1]  # where extraction stopped
+    later = datetime.fromisoformat(cursor["timestamp"].replace("Z", "+00:00"))
+    moment = later + timedelta(seconds=40)
+    asked = {"type": "message", "id": "later-0", "timestamp": format_ts(moment),
+             "message": {"role": "user", "content": SECOND[0][1],
+                         "timestamp": int(moment.timestamp() * 1000)}}
+    # then the reply comes as an event carrying the cursor's id again (a copy, a merged file)
+    moment += timedelta(seconds=40)
+    answered = {**cursor, "timestamp": format_ts(moment),
+                "message": {**cursor["message"], "timestamp": int(moment.timestamp() * 1000)}}
+    with path.open("a") as transcript:
+        transcript.write(json.dumps(asked) + "\n" + json.dumps(answered) + "\n")
+    again = cli("extract", "--session-id", SID)
+    assert again.exit_code == 0, again.stderr
+    assert handoffs(log_dir) == ["invoice", "max calls"]
+    assert "Max prefers calls" in model.message_requests[-1].user_text
+
+
 # ---------------------------------------------------------------------------------------------
 # before_reset and session_end colliding on the claim
 

@@ -5,6 +5,8 @@ extraction model, never lands in the log directory, and is shown as ``[private]`
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -57,7 +59,12 @@ TURNS = [("user", USER_TURN), ("assistant", ASSISTANT_TURN),
     ('a <private reason="hr">b</private> c', "a [private] c"),  # attributes
     ("a <private>b\nc\nd", "a [private]"),  # left open: to the end of the message
     ("a <private>b <private>c</private> d</private> e", "a [private] e"),  # nested: counted
-    ("a </private> b", "a  b"),  # a stray closing tag goes on its own
+    ("a </private> b", "[private] b"),  # a stray closing tag hides what came before it
+    ("a <private>b</private> c </private> d", "a [private][private] d"),
+    ("a <private LEAK</private> c", "a [private] c"),  # an opening tag without its ">"
+    ("a <private/> 4417", "a [private]"),  # a self-closing tag opens a span
+    ("a ＜private＞4417＜／private＞ c", "a [private] c"),  # full-width tags
+    ("a ＜ＰＲＩＶＡＴＥ＞4417", "a [private]"),
     ("```\n<private>x</private>\n```", "```\n[private]\n```"),  # code blocks too
     ("`<private>x</private>`", "`[private]`"),
     ("<privateer> and <private-notes> stay", "<privateer> and <private-notes> stay"),
@@ -80,6 +87,24 @@ def test_an_echo_is_hidden_whatever_its_case_and_spacing_but_not_inside_other_wo
     assert spans.hide("Tom") == "Tom"  # a part of a span is not the span
     spans.add(["my PIN is 4417-A, ok"])
     assert spans.hide("PIN 4417-A noted") == "PIN [private] noted"  # but a number in it is
+
+
+def test_a_large_private_paste_is_found_again_in_time_linear_in_span_and_transcript():
+    """20,000 lines pasted as private, echoed in a 1 MB session: hidden in seconds of CPU
+    (one pattern per line and number applied to the whole text took hours)."""
+    code = """
+import resource
+resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+from zettelclaw.private import PrivateSpans
+lines = [f"row {n} account {7_000_000 + n * 37} holder{n}" for n in range(20_000)]
+spans = PrivateSpans()
+spans.add(["\\n".join(lines)])
+text = "the deploy notes say nothing private here. " * 23_000
+print(spans.hide(text + lines[12_345] + " and " + lines[99].split()[3]).split(". ")[-1])
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]  # killed by SIGXCPU before the fix
+    assert run.stdout.strip() == "[private] and [private]"
 
 
 # -- extraction: every way a conversation reaches the model --------------------------------------
@@ -127,6 +152,25 @@ def test_a_hooks_inline_messages(model, log_dir, cli):
                  input=json.dumps(messages))
     assert result.exit_code == 0, result.stderr
     _check_model_and_log(model, log_dir)
+
+
+def test_a_span_over_several_messages_and_parts_is_hidden_whole(model, log_dir, cli):
+    """Chat apps send on Enter: a span opened in one message and closed in a later one of the
+    same person hides everything between, across an image and across messages."""
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "my card: <private>Zanzibar"},
+                                     {"type": "image", "data": "..."},
+                                     {"type": "text", "text": "4111 1111 1111 1111"}]},
+        {"role": "assistant", "content": "Go on."},
+        {"role": "user", "content": "Quetzalcoatl expires 09/29"},
+        {"role": "user", "content": "moonlighting at Initech</private> so deploy is on Friday,"
+                                    " with a dead-letter queue for the retries"},
+    ]
+    result = cli("extract", "--session-id", SID, "--messages", "-", "--reason", "before_reset",
+                 input=json.dumps(messages))
+    assert result.exit_code == 0, result.stderr
+    _check_model_and_log(model, log_dir)
+    assert "4111" not in sent(model) and "09/29" not in sent(model)
 
 
 def test_sweep_and_import(model, home, log_dir, cli):

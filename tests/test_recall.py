@@ -4,6 +4,8 @@ already has (handoff block, MEMORY.md's generated block); the same bytes every t
 
 from __future__ import annotations
 
+import os
+
 import orjson
 import pytest
 
@@ -118,6 +120,20 @@ def test_never_an_entry_of_the_memory_md_briefing(recall_log, zc, zc_env):
         "- auth-migration — Exponential backoff intervals: 2s, 10s, 30s\n"
         "<!-- END GENERATED BRIEFING -->\n")
     assert "Dw9sN_2qXk7Z" not in [e["id"] for e in _lines(zc("recall", "--json", "--", BACKOFF))]
+
+
+def test_a_memory_md_that_is_a_fifo_or_a_symlink_is_not_read_every_turn(recall_log, zc, zc_env,
+                                                                       tmp_path):
+    memory = zc_env["workspace"] / "MEMORY.md"
+    os.mkfifo(memory)  # opened plainly, this blocked recall until the plugin's timeout
+    assert _lines(zc("recall", "--json", "--", BACKOFF))[0]["id"] == "Dw9sN_2qXk7Z"
+    memory.unlink()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("<!-- BEGIN GENERATED BRIEFING -->\n"
+                         "- auth-migration — Exponential backoff intervals: 2s, 10s, 30s\n"
+                         "<!-- END GENERATED BRIEFING -->\n")
+    memory.symlink_to(elsewhere)  # not followed: its block is not the briefing
+    assert _lines(zc("recall", "--json", "--", BACKOFF))[0]["id"] == "Dw9sN_2qXk7Z"
 
 
 def test_caps_and_switch_from_the_plugin_config(recall_log, zc, zc_env):

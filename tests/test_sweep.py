@@ -64,6 +64,18 @@ def test_sweep_extracts_every_main_session_in_both_layouts(cli, openclaw, fake_a
     assert "nightly report" not in sent and "subagent task" not in sent
 
 
+def test_an_unreadable_agent_database_fails_the_sweep_and_the_others_are_extracted(
+        cli, openclaw, log_dir, zc_env):
+    broken = zc_env["state"] / "agents" / "ops" / "agent" / "openclaw-agent.sqlite"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"not a database " * 1000)
+    result = cli("sweep")
+    assert result.exit_code == 1
+    assert "failed: agent ops skipped: cannot" in result.stderr
+    assert "3 sessions extracted, 2 skipped, 1 failed" in result.stdout
+    assert {e["session"] for e in read_log(log_dir)} == {OLD, CURRENT, DB}
+
+
 def test_a_second_sweep_finds_nothing(cli, openclaw, fake_anthropic, log_dir):
     cli("sweep")
     calls = len(fake_anthropic.message_requests)

@@ -245,6 +245,24 @@ def test_hostile_names_make_valid_distinct_files_inside_the_vault(cli, log_dir, 
     assert [p for p in now if p not in outside and "/zettelclaw" not in p] == []
 
 
+def test_a_display_name_with_a_comment_opener_hides_nothing_in_the_journal(cli, log_dir, vault):
+    """Obsidian hides what follows ``%%`` or ``<!--``: in a link's alias too."""
+    set_subjects(log_dir, {"notes": {"display": "Notes %% draft", "type": "project"},
+                           "html": {"display": "HTML <!-- intro", "type": "project"}})
+    write_log(log_dir, [
+        {"id": f"comment{i:05d}", "timestamp": "2026-02-20T10:00:00Z", "type": "fact",
+         "content": f"Fact {i} stays visible", "subject": slug, "session": "s1"}
+        for i, slug in enumerate(["notes", "html"])])
+
+    build(cli, vault)
+
+    [journal] = (vault / "main").rglob("2026-02-20.md")
+    text = journal.read_text()
+    assert "%%" not in text and "<!--" not in text, text
+    assert "Fact 0 stays visible" in text and "Fact 1 stays visible" in text
+    assert "|Notes % % draft]]" in text and "|HTML <! -- intro]]" in text
+
+
 def test_an_agent_id_cannot_name_a_folder_outside_the_vault(cli, log_dir, vault):
     write_log(log_dir, DESIGN_LINES[:1])
     result = cli("vault", "build", "--vault", str(vault), "--agent", "../x")

@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .errors import ZettelclawError, os_error
+from .errors import ZettelclawError, error_line, os_error
 
 
 class _Group(TyperGroup):
@@ -75,7 +75,7 @@ def _fail(exc: ZettelclawError):
     from .redact import redact
 
     # background runs' stderr lands in hooks.log, next to the log: no secret in it
-    message = " ".join(redact(str(exc)).split()) or type(exc).__name__
+    message = error_line(redact(str(exc))) or type(exc).__name__
     typer.echo(f"Error: {message}", err=True)
     raise typer.Exit(exc.exit_code) from None
 
@@ -85,7 +85,7 @@ def _usage_error(exc, command_path: str) -> None:
     line naming the command's help; exit 2 (Click's code)."""
     from .redact import redact
 
-    message = " ".join(redact(exc.format_message()).split()) or type(exc).__name__
+    message = error_line(redact(exc.format_message())) or type(exc).__name__
     typer.echo(f"Error: {message}", err=True)
     ctx = getattr(exc, "ctx", None)
     if ctx is not None:

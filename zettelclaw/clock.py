@@ -19,7 +19,24 @@ def format_ts(moment: datetime) -> str:
 
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    m = moment.astimezone(timezone.utc)
+    return f"{format_day(m)}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
+
+
+def format_day(moment: datetime) -> str:
+    """``YYYY-MM-DD`` of ``moment`` as it is; not strftime, whose ``%Y`` gives "999" for the
+    year 999."""
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+
+
+def days_before(moment: datetime, days: float) -> datetime:
+    """``days`` before ``moment``, or the first moment there is (``--now 0001-01-01``)."""
+    from datetime import datetime, timedelta, timezone
+
+    try:
+        return moment - timedelta(days=days)
+    except OverflowError:
+        return datetime.min.replace(tzinfo=moment.tzinfo or timezone.utc)
 
 
 def parse_ts(value) -> datetime | None:

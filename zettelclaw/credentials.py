@@ -90,7 +90,7 @@ def lookup(agent: str | None = None) -> Lookup:
         if value:
             return Lookup(Credential(kind, value, f"the environment ({name})"), notes)
     env_file = os.path.join(paths.openclaw_state_dir(), ENV_FILE)
-    values = read_dotenv(env_file)
+    values = read_dotenv(env_file, notes)
     for name, kind in ((API_KEY_VAR, "api_key"), (TOKEN_VAR, "token")):
         value = (values.get(name) or "").strip()
         if value:
@@ -121,13 +121,20 @@ def lookup(agent: str | None = None) -> Lookup:
 # ------------------------------------------------------------------------------ env file
 
 
-def read_dotenv(path: str) -> dict[str, str]:
-    """``KEY=value`` lines (``export``, quotes and ``#`` comments allowed); {} when absent."""
+def read_dotenv(path: str, notes: list[str] | None = None) -> dict[str, str]:
+    """``KEY=value`` lines (``export``, quotes and ``#`` comments allowed); {} when absent or
+    not a regular file (a FIFO is not waited on: a note says so). A byte that is not UTF-8 (a
+    Latin-1 comment) spoils its own line only, as in OpenClaw's own loader."""
+    from .errors import RefusedFile
+    from .fsutil import read_bytes
+
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read(1 << 20)
-    except (OSError, UnicodeDecodeError):
+        raw = read_bytes(path, follow=True, limit=1 << 20) or b""
+    except (OSError, RefusedFile) as exc:
+        if notes is not None and isinstance(exc, RefusedFile):
+            notes.append(str(exc))
         return {}
+    text = raw.decode("utf-8-sig", errors="replace")
     out: dict[str, str] = {}
     for raw in text.splitlines():
         line = raw.strip()
@@ -188,10 +195,12 @@ def _sqlite_cell(path: str, sql: str, args: tuple) -> dict | None:
 
 
 def _json_file(path: str) -> dict | None:
+    from .errors import RefusedFile
+    from .fsutil import read_bytes
+
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+        data = json.loads((read_bytes(path, follow=True) or b"").decode("utf-8-sig"))
+    except (OSError, ValueError, RefusedFile):
         return None
     return data if isinstance(data, dict) else None
 

@@ -58,6 +58,19 @@ class RefusedFile(ZettelclawError):
     exit_code = 1
 
 
+MAX_WORD = 120  # an argument echoed in an Error line is cut here: a 100,000-character id
+MAX_LINE = 1000  # is not a 100 KB line
+
+
+def error_line(message: str) -> str:
+    """``message`` as the one ``Error:`` line's text: one line, each very long word cut and
+    its length said, the whole cut short."""
+    words = [w if len(w) <= MAX_WORD else f"{w[:MAX_WORD // 2]}…({len(w)} characters)"
+             for w in message.split()]
+    line = " ".join(words)
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE - 1] + "…"
+
+
 def os_error(exc: OSError) -> ZettelclawError:
     """An OSError (read-only or full disk, permissions...) as one line naming the file."""
     where = f"{exc.filename}: " if exc.filename else ""

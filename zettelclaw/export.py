@@ -14,8 +14,9 @@ too, in log order), so whatever the resolver hides, export hides.
 * **Markdown**: a title, then one section per subject (its display name from the registry,
   sections in alphabetical order, entries without a subject last), each entry a list item
   with its type, a task's status and the date of its conversation, oldest first. Control
-  characters show as escapes (as in MEMORY.md), and a line of an entry that Markdown would
-  read as structure (a heading, a fence, a quote, a list item) is backslash-escaped.
+  characters show as escapes (as in MEMORY.md), a line of an entry that Markdown would read
+  as structure (a heading, a setext underline, a rule, a fence, a quote, a list item, a link
+  reference definition) is backslash-escaped, and so is every ``<`` (no raw HTML).
 
 ``--output FILE`` is written atomically (:func:`zettelclaw.fsutil.atomic_write`, mode 0600 for
 a new file), never over an existing file without ``force``, never inside the log directory (a
@@ -109,8 +110,10 @@ def as_csv(items: Iterable[dict]) -> str:
     return out.getvalue()
 
 
-# a line Markdown would read as structure: heading, quote, fence, list item, table, rule
-_BLOCK_START = re.compile(r"^(\s*)(#|>|```|~~~|[-+*](?=\s|$)|\d{1,9}[.)](?=\s|$)|\||=+\s*$)")
+# a line Markdown would read as structure: heading, quote, fence, list item, table, a setext
+# underline (=== or --- under a line), a rule (***, ___), a link reference definition ([x]: url)
+_BLOCK_START = re.compile(r"^(\s*)(#|>|```|~~~|[-+*](?=\s|$)|\d{1,9}[.)](?=\s|$)|\||=+\s*$"
+                          r"|-+\s*$|\*(?:[ \t]*\*){2,}\s*$|_(?:[ \t]*_){2,}\s*$|\[)")
 
 
 def _md_text(text, indent: str) -> str:
@@ -119,7 +122,7 @@ def _md_text(text, indent: str) -> str:
     from .display import printable
 
     lines = printable(_cell(text)).replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    lines = [_BLOCK_START.sub(r"\1\\\2", line) for line in lines]
+    lines = [_BLOCK_START.sub(r"\1\\\2", line.replace("<", "\\<")) for line in lines]  # no HTML
     return f"\n{indent}".join(line.rstrip() for line in lines)
 
 

@@ -1,6 +1,8 @@
 """File-system primitives: private directories, the directory lock, atomic writes, and the
-one rule for opening a state file (log.jsonl, subjects.json, state.json, MEMORY.md): only a
-regular file that is not a symlink, never blocking on a FIFO.
+one rule for opening a file zettelclaw reads: only a regular file, never blocking on a FIFO;
+for its own files (log.jsonl, subjects.json, state.json, MEMORY.md) not through a symlink
+either. OpenClaw's files (its ``.env``, config, credential store, transcripts) are read through
+a symlink, as OpenClaw reads them (``follow=True``).
 
 Imports stay light: ``zettelclaw handoff`` (run before every prompt) opens its files here.
 """
@@ -41,11 +43,12 @@ def _not_a_directory(path):
     return RefusedFile(f"refused: {path} is a file, where a directory should be")
 
 
-def check_regular(path) -> bool:
+def check_regular(path, *, follow: bool = False) -> bool:
     """True when ``path`` is a regular file, False when it does not exist; raises
-    :class:`~zettelclaw.errors.RefusedFile` for a symlink, FIFO, directory or device."""
+    :class:`~zettelclaw.errors.RefusedFile` for a symlink (unless ``follow``), FIFO, directory
+    or device."""
     try:
-        mode = os.lstat(path).st_mode
+        mode = (os.stat if follow else os.lstat)(path).st_mode
     except FileNotFoundError:
         return False
     except NotADirectoryError:
@@ -55,17 +58,20 @@ def check_regular(path) -> bool:
     return True
 
 
-def open_fd(path, flags: int = os.O_RDONLY, mode: int = FILE_MODE) -> int:
+def open_fd(path, flags: int = os.O_RDONLY, mode: int = FILE_MODE, *,
+            follow: bool = False) -> int:
     """``os.open`` of a state file, refusing anything but a regular file.
 
-    ``O_NOFOLLOW`` refuses a symlink, ``O_NONBLOCK`` keeps a FIFO from blocking the open, and
-    ``fstat`` checks what was opened. A missing file raises FileNotFoundError as ``open`` does.
+    ``O_NOFOLLOW`` refuses a symlink (unless ``follow``), ``O_NONBLOCK`` keeps a FIFO from
+    blocking the open, and ``fstat`` checks what was opened. A missing file raises
+    FileNotFoundError as ``open`` does.
     """
+    nofollow = 0 if follow else os.O_NOFOLLOW
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+        fd = os.open(path, flags | nofollow | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
-            check_regular(path)  # says what it is
+            check_regular(path, follow=follow)  # says what it is
         raise
     try:
         st_mode = os.fstat(fd).st_mode
@@ -78,19 +84,19 @@ def open_fd(path, flags: int = os.O_RDONLY, mode: int = FILE_MODE) -> int:
     return fd
 
 
-def open_read(path):
-    """A binary file object for reading a state file (see :func:`open_fd`)."""
-    return os.fdopen(open_fd(path), "rb")
+def open_read(path, *, follow: bool = False):
+    """A binary file object for reading a file (see :func:`open_fd`)."""
+    return os.fdopen(open_fd(path, follow=follow), "rb")
 
 
-def read_bytes(path) -> bytes | None:
-    """The whole of a state file, or None when it does not exist."""
+def read_bytes(path, *, follow: bool = False, limit: int = -1) -> bytes | None:
+    """The whole of a file (its first ``limit`` bytes), or None when it does not exist."""
     try:
-        fh = open_read(path)
+        fh = open_read(path, follow=follow)
     except FileNotFoundError:
         return None
     with fh:
-        return fh.read()
+        return fh.read(limit)
 
 
 def ensure_private_dir(path: Path) -> Path:

@@ -55,9 +55,13 @@ def _loads(line: bytes):
         # _json reports a malformed string through json.decoder, which is not loaded yet
         import json
 
-        return json.loads(text)
+        obj, end = json.loads(text), len(text)
     if end != len(text):
         raise ValueError("trailing data")
+    if "\\ud" in text or "\\uD" in text:  # maybe a lone surrogate: U+FFFD, as log.py reads it
+        from .log import scrub_surrogates
+
+        return scrub_surrogates(obj)
     return obj
 
 

@@ -99,7 +99,7 @@ def _parse(argv: list[str], flags: tuple[str, ...], valued: dict[str, str] | Non
 
 def _answer(print_it) -> bool:
     """Run ``print_it()``; a closed pipe is quiet, a domain error is one ``Error:`` line."""
-    from .errors import ZettelclawError, os_error
+    from .errors import ZettelclawError, error_line, os_error
 
     try:
         print_it()
@@ -107,7 +107,7 @@ def _answer(print_it) -> bool:
         _quiet_stdout()
     except (ZettelclawError, OSError) as exc:
         error = os_error(exc) if isinstance(exc, OSError) else exc
-        print(f"Error: {' '.join(str(error).split())}", file=sys.stderr)
+        print(f"Error: {error_line(str(error))}", file=sys.stderr)
         sys.exit(error.exit_code)
     return True
 

@@ -46,13 +46,35 @@ def parse_line(line: bytes) -> dict | None:
 
 
 def _loads(line: bytes):
-    """The JSON value on ``line`` (after an editor's byte-order mark), or None."""
+    """The JSON value on ``line`` (after an editor's byte-order mark), or None. A string
+    holding a lone surrogate escape (``"\\ud800"``, what a hand repair with Python's json
+    module writes) is read with U+FFFD in its place, by every reader alike."""
     import orjson
 
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
-        return _loads(line[len(BOM):]) if line.startswith(BOM) else None
+        if line.startswith(BOM):
+            return _loads(line[len(BOM):])
+        if b"\\u" not in line:
+            return None
+        import json
+
+        try:
+            return scrub_surrogates(json.loads(line))
+        except (ValueError, RecursionError):
+            return None
+
+
+def scrub_surrogates(value):
+    """``value`` (parsed JSON) with each lone surrogate in its strings turned into U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_surrogates(v) for v in value]
+    return value
 
 
 def is_entry(obj) -> bool:
@@ -221,7 +243,7 @@ class Log:
             try:
                 obj = loads(line)
             except orjson.JSONDecodeError:
-                obj = parse_line(line) if pos == 0 else None  # (a BOM)
+                obj = _loads(line)  # (a BOM, a lone surrogate)
             if obj is None or not is_entry(obj):
                 if record_kind(obj) is not None:
                     if records:

@@ -62,9 +62,9 @@ def read(name: str, start: int | None = None, count: int | None = None) -> dict:
         raise UsageError("--from must be 1 or more")
     if count is not None and count < 1:
         raise UsageError("--lines must be 1 or more")
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as fh:
-        text = fh.read().decode("utf-8", errors="replace")
+    from .fsutil import read_bytes
+
+    text = (read_bytes(path) or b"").decode("utf-8", errors="replace")
     lines = text.splitlines()
     first = start or 1
     chosen = lines[first - 1:first - 1 + count] if count else lines[first - 1:]

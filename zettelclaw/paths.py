@@ -72,9 +72,10 @@ def load_openclaw_config() -> dict:
     key = (path, mtime)
     if key in _config_cache:
         return _config_cache[key]
+    from .fsutil import read_bytes
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = (read_bytes(path, follow=True) or b"").decode("utf-8")  # a FIFO: refused
         try:  # most configs are plain JSON: skip the slower JSON5 parser when they are
             import json
 
@@ -136,9 +137,12 @@ def _workspace() -> str:
 # OpenClaw runs several agents (``agents.list[]``: ``id``, ``workspace``, maybe ``default``).
 # Every entry belongs to one: its ``agent`` field, or the default agent when it has none (logs
 # written before agents were recorded). A scope is the set of agents a command may read: the
-# default agent unless ``--agent`` names others, ``None`` for ``--agent all``.
+# default agent unless ``--agent`` names others, ``None`` for ``--agent all``. OpenClaw accepts
+# an agent whose id is ``all``: ``--agent agent:all`` names that one agent (as ``agent:ID`` names
+# any), and the plugin passes it so, never a bare ``all``.
 
 ALL_AGENTS = "all"
+NAMED_AGENT = "agent:"
 
 
 def _agent_list() -> list[dict]:
@@ -184,7 +188,7 @@ def agent_scope(value: str | list[str] | None) -> frozenset[str] | None:
         return frozenset((default_agent(),))
     if ALL_AGENTS in ids:
         return None
-    return frozenset(check_agent(i) for i in ids)
+    return frozenset(_named_agent(i) for i in ids)
 
 
 def own_agent(value: str | list[str] | None) -> str:
@@ -197,7 +201,14 @@ def own_agent(value: str | list[str] | None) -> str:
         from .errors import UsageError
 
         raise UsageError("--agent all reads every agent's memory; this command needs one agent")
-    return check_agent(ids[0])
+    return _named_agent(ids[0])
+
+
+def _named_agent(value: str) -> str:
+    """The agent id in ``value``: ``ID`` or ``agent:ID`` (the form for an agent called all)."""
+    if value.startswith(NAMED_AGENT):
+        value = value[len(NAMED_AGENT):].strip()
+    return check_agent(value)
 
 
 def agent_of_key(session_key: str | None) -> str | None:

@@ -1,12 +1,17 @@
 """Private text: what the person wraps in ``<private>...</private>`` is never sent to the
 extraction model, never stored, never shown again.
 
-The rules (README, "Private"):
+The rules (docs/private.md), erring on the side of hiding:
 
 * the tags are matched whatever their case and with spaces inside the brackets
-  (``<Private>``, ``< /PRIVATE >``, ``<private reason="x">``); nested tags are counted, so the
-  outermost pair is what is hidden; a closing tag with no opening one is dropped;
-* a ``<private>`` left open hides everything to the end of the message;
+  (``<Private>``, ``< /PRIVATE >``, ``<private reason="x">``), in full-width forms too
+  (``＜private＞``); ``<private/>`` and a ``<private`` whose ``>`` was never typed
+  (``<private my PIN</private>``) open a span; nested tags are counted, so the outermost pair is
+  what is hidden;
+* a closing tag with no opening one hides what came before it in the message (a span whose
+  opening tag was sent in an earlier message: chat apps send on Enter);
+* a ``<private>`` left open hides everything to the end of the message, and the person's next
+  messages in the conversation up to a closing tag (:func:`hide_spans` carries the depth);
 * tags count everywhere, inside code blocks and inline code too: hiding a line someone meant
   as an example costs a detail, showing one they meant as private costs their trust;
 * a hidden span becomes ``[private]`` in a transcript (what the model and ``get session:``
@@ -16,7 +21,8 @@ The rules (README, "Private"):
   case and runs of whitespace, whole words only when they start or end with a letter or digit;
   each line of a longer span, and each word of it holding a digit (a PIN, a number), on its
   own as well. A part of a span otherwise, a paraphrase, or the same words in *another*
-  session (where they were not marked) are not recognised.
+  session (where they were not marked) are not recognised. The words are found in one pass
+  over the text whatever the number of spans and lines (no expression is built from them).
 
 Plain ``re`` only, imported when a text may hold a tag: recall (per turn) strips its query
 with :func:`strip_private`, and a message without ``<`` and ``private`` costs it no import.
@@ -29,8 +35,12 @@ if TYPE_CHECKING:
     import re
 
 PRIVATE = "[private]"
-# <private>, </private>, < Private class="x" >: the name, then nothing or a space and attributes
-_TAG = r"<\s*(/)?\s*private(?:\s[^<>]*)?>"
+_LT, _GT, _SLASH = "<\uff1c\ufe64", ">\uff1e\ufe65", "/\uff0f"  # and their full-width forms
+_NAME = "".join(f"[{c}{chr(ord(c) + 0xFEE0)}]" for c in "private")
+# <private>, </private>, < Private class="x" >, <private/>, and "<private" with no ">": the
+# name, then a space or a slash and attributes up to ">", or ">", or no word character at all
+_TAG = (rf"[{_LT}]\s*([{_SLASH}])?\s*{_NAME}"
+        rf"(?:[\s{_SLASH}][^{_LT}{_GT}]*[{_GT}]|[{_GT}]|(?![\w-]))")
 _compiled_tag: list = []
 
 
@@ -47,26 +57,41 @@ _EDGE_PUNCT = ".,;:!?()[]{}'\"“”‘’"
 
 
 def _might_hold(text: str) -> bool:
-    return "<" in text and "private" in text.lower()
+    low = text.lower()
+    return (any(c in text for c in _LT)
+            and ("private" in low or "\uff50" in low or "\uff52" in low))
 
 
 def hide_private(text: str, placeholder: str = PRIVATE) -> tuple[str, list[str]]:
     """``text`` with each private span (tags included) replaced by ``placeholder``, and the
     spans' own text, in order."""
-    if not isinstance(text, str) or not _might_hold(text):
-        return text, []
+    hidden, spans, _ = hide_spans(text, 0, placeholder)
+    return hidden, spans
+
+
+def hide_spans(text: str, depth: int = 0,
+               placeholder: str = PRIVATE) -> tuple[str, list[str], int]:
+    """:func:`hide_private` for one of a person's messages that may begin inside a span left
+    open by an earlier one (``depth`` > 0): also the depth it leaves open, for the next."""
+    if not isinstance(text, str):
+        return text, [], depth
+    if not depth and not _might_hold(text):
+        return text, [], 0
     out: list[str] = []
     spans: list[str] = []
-    depth = 0
     pos = 0  # where the text still to copy (depth 0) or the open span (depth > 0) starts
-    for tag in _tags().finditer(text):
+    for tag in (_tags().finditer(text) if _might_hold(text) else ()):
         closing = tag.group(1) is not None
         if depth == 0:
-            out.append(text[pos:tag.start()])
+            if closing and text[pos:tag.start()].strip():
+                # a stray closing tag: its span was opened in an earlier message
+                spans.append(text[pos:tag.start()])
+                out.append(placeholder)
+            else:
+                out.append(text[pos:tag.start()])
             pos = tag.end()
-            if closing:  # a stray closing tag: dropped
-                continue
-            depth = 1
+            if not closing:
+                depth = 1
         elif closing:
             depth -= 1
             if depth == 0:
@@ -80,7 +105,7 @@ def hide_private(text: str, placeholder: str = PRIVATE) -> tuple[str, list[str]]
         out.append(placeholder)
     else:
         out.append(text[pos:])
-    return "".join(out), [s for s in spans if s.strip()]
+    return "".join(out), [s for s in spans if s.strip()], depth
 
 
 def strip_private(text: str) -> str:
@@ -93,11 +118,11 @@ class PrivateSpans:
     """The private spans seen so far in one session, to hide wherever they come again."""
 
     def __init__(self) -> None:
-        self._patterns: dict[str, str] = {}
-        self._compiled: re.Pattern | None = None
+        self._pieces: dict[str, tuple[bool, bool]] = {}  # words (folded) -> whole-word edges
+        self._matcher: _Matcher | None = None
 
     def __bool__(self) -> bool:
-        return bool(self._patterns)
+        return bool(self._pieces)
 
     def add(self, spans: list[str]) -> None:
         for span in spans:
@@ -107,32 +132,113 @@ class PrivateSpans:
             numbers = [w for w in (w.strip(_EDGE_PUNCT) for w in span.split())
                        if len(w) >= _MIN_NUMBER and any(c.isdigit() for c in w)]
             for piece in dict.fromkeys([span, *(lines if len(lines) > 1 else []), *numbers]):
-                pattern = _pattern(piece)
-                if pattern is not None and pattern not in self._patterns:
-                    self._patterns[pattern] = piece
-                    self._compiled = None
+                words = piece.split()
+                if sum(len(w) for w in words) < _MIN_CHARS:
+                    continue
+                key = _fold(" ".join(words))
+                if key not in self._pieces:
+                    self._pieces[key] = (_is_word(words[0][0]), _is_word(words[-1][-1]))
+                    self._matcher = None
 
     def hide(self, text: str) -> str:
         """``text`` with every occurrence of a known span replaced by ``[private]``."""
-        if not self._patterns or not text:
+        if not self._pieces or not text:
             return text
-        if self._compiled is None:
-            import re
-
-            ordered = sorted(self._patterns, key=len, reverse=True)  # the longest first
-            self._compiled = re.compile("|".join(f"(?:{p})" for p in ordered), re.IGNORECASE)
-        return self._compiled.sub(PRIVATE, text)
+        if self._matcher is None:
+            self._matcher = _Matcher(self._pieces)
+        return self._matcher.hide(text)
 
 
-def _pattern(span: str) -> str | None:
-    """A regular expression for ``span`` (its words, any whitespace between them; whole words
-    at a letter or digit edge), or None when it is too short to look for."""
-    import re
+def _is_word(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
-    words = span.split()
-    if sum(len(w) for w in words) < _MIN_CHARS:
-        return None
-    body = r"\s+".join(re.escape(w) for w in words)
-    head = r"(?<!\w)" if re.match(r"\w", words[0]) else ""
-    tail = r"(?!\w)" if re.search(r"\w$", words[-1]) else ""
-    return head + body + tail
+
+def _fold_char(c: str) -> str:
+    """``c`` lower-cased, one character for one (so positions keep their meaning)."""
+    low = c.lower()
+    return low if len(low) == 1 else c
+
+
+def _fold(text: str) -> str:
+    return "".join(_fold_char(c) for c in text)
+
+
+class _Matcher:
+    """Every known piece found in one pass over a text (Aho-Corasick over its characters,
+    folded, each run of whitespace read as one space): time linear in the text and the pieces,
+    however many there are, where one regular expression of them all was not."""
+
+    def __init__(self, pieces: dict[str, tuple[bool, bool]]) -> None:
+        self.goto: list[dict[str, int]] = [{}]
+        self.piece: list[tuple[int, bool, bool] | None] = [None]  # (length, head, tail)
+        for key, (head, tail) in pieces.items():
+            node = 0
+            for c in key:
+                nxt = self.goto[node].get(c)
+                if nxt is None:
+                    nxt = self.goto[node][c] = len(self.goto)
+                    self.goto.append({})
+                    self.piece.append(None)
+                node = nxt
+            self.piece[node] = (len(key), head, tail)
+        self.fail = [0] * len(self.goto)
+        self.out = [0] * len(self.goto)  # the nearest shorter suffix that is a piece (0: none)
+        queue = list(self.goto[0].values())
+        for node in queue:  # breadth first: a node's fail link is settled before its children
+            for c, child in self.goto[node].items():
+                queue.append(child)
+                back = self.fail[node]
+                while back and c not in self.goto[back]:
+                    back = self.fail[back]
+                link = self.goto[back].get(c, 0)
+                self.fail[child] = link if link != child else 0
+                self.out[child] = link if self.piece[link] else self.out[link]
+
+    def hide(self, text: str) -> str:
+        folded: list[str] = []
+        where: list[int] = []  # the position in ``text`` of each folded character
+        space = False
+        for i, c in enumerate(text):
+            if c.isspace():
+                if not space:
+                    folded.append(" ")
+                    where.append(i)
+                space = True
+                continue
+            space = False
+            folded.append(_fold_char(c))
+            where.append(i)
+        where.append(len(text))
+        n = len(folded)
+        found: list[tuple[int, int]] = []
+        state = 0
+        for j, c in enumerate(folded):
+            while state and c not in self.goto[state]:
+                state = self.fail[state]
+            state = self.goto[state].get(c, 0)
+            node = state if self.piece[state] else self.out[state]
+            tail_ok = j + 1 == n or not _is_word(folded[j + 1])
+            while node:  # the longest piece ending here whose edges are whole words
+                length, head, tail = self.piece[node]
+                start = j + 1 - length
+                if (not head or start == 0 or not _is_word(folded[start - 1])) and (
+                        not tail or tail_ok):
+                    found.append((start, j + 1))
+                    break
+                node = self.out[node]
+        if not found:
+            return text
+        found.sort()
+        out: list[str] = []
+        pos = 0  # in ``folded``
+        run_start, run_end = found[0]
+        for start, end in found[1:] + [(n + 1, n + 1)]:
+            if start <= run_end:
+                run_end = max(run_end, end)
+                continue
+            out.append(text[where[pos]:where[run_start]])
+            out.append(PRIVATE)
+            pos = run_end
+            run_start, run_end = start, end
+        out.append(text[where[pos]:])
+        return "".join(out)

@@ -139,12 +139,14 @@ def _in_prompt(agents, default: str, found=_UNKNOWN) -> tuple[set[str], str]:
             ids.add(entry["id"])
     briefing = ""
     agent = default if agents is None or len(agents) != 1 else next(iter(agents))
-    try:
+    from .errors import ZettelclawError
+    from .fsutil import read_bytes
+
+    try:  # a symlink or a FIFO is refused, not followed or waited on (every turn)
         workspace = paths.agent_workspace(agent)
-        with open(os.path.join(workspace, paths.MEMORY_FILE), encoding="utf-8",
-                  errors="surrogateescape") as fh:
-            text = fh.read(1 << 20)
-    except (OSError, ValueError):
+        raw = read_bytes(os.path.join(workspace, paths.MEMORY_FILE), limit=1 << 20) or b""
+        text = raw.decode("utf-8", errors="surrogateescape")
+    except (OSError, ValueError, ZettelclawError):
         text = ""
     if text:
         from .markers import generated_block

@@ -139,9 +139,11 @@ def check_where(agent: str | None) -> None:
 
 
 def plan(*, agent: str | None = None, since: datetime | None = None,
-         retry_failed: bool = False) -> tuple[list[Candidate], int]:
+         retry_failed: bool = False,
+         unreadable: list[tuple[str, str]] | None = None) -> tuple[list[Candidate], int]:
     """(sessions to look at, how many were skipped without reading them; among them those
-    last updated before the install: only history can be in them)."""
+    last updated before the install: only history can be in them). An agent whose database
+    cannot be read: (agent, why) in ``unreadable``."""
     from . import transcripts
     from .state import State
 
@@ -151,7 +153,7 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
     installed = state.install_moment()
     todo: list[Candidate] = []
     skipped = 0
-    for ref in transcripts.list_sessions(agent, since):
+    for ref in transcripts.list_sessions(agent, since, unreadable):
         if not transcripts.in_scope(ref.session_key, prefixes):
             skipped += 1
             continue
@@ -218,8 +220,15 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     check_where(agent)
     extractor = extractor or Extractor()
     warm = _start_warm_up(extractor, dry_run)
-    candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed)
+    unreadable: list[tuple[str, str]] = []
+    candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed,
+                               unreadable=unreadable)
     summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run)
+    for agent_id, why in unreadable:  # its sessions were not looked at: a failure, exit 1
+        result = Result(f"agent:{agent_id}", "failed", f"agent {agent_id} skipped: {why}")
+        summary.add(result)
+        if on_result is not None:
+            on_result(result)
     if warm is not None:
         warm.join()
     if not candidates:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from ..clock import format_ts, parse_ts
+from ..clock import days_before, format_ts, parse_ts
 from .options import Options
 from .sections import Snapshot, name, one_line
 
@@ -195,7 +195,7 @@ def _remembered() -> dict[str, dict]:
 def _recent_flags(records: dict[str, dict], snapshot: Snapshot) -> list[Pair]:
     """Pairs flagged in the last 24 hours whose two entries are still current."""
     out = []
-    since = snapshot.now - FLAG_SHOWN_FOR
+    since = days_before(snapshot.now, FLAG_SHOWN_FOR / timedelta(days=1))
     for key, record in sorted(records.items(), key=lambda kv: str(kv[1].get("flaggedAt"))):
         flagged_at = parse_ts(record.get("flaggedAt"))
         if not record.get("conflict") or flagged_at is None or flagged_at <= since:

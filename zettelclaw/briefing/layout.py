@@ -98,7 +98,9 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
 
 def search_hints(snapshot: Snapshot) -> dict[str, str]:
     def since(days: int) -> str:
-        return snapshot.cutoff(days).strftime("%Y-%m-%d")
+        from ..clock import format_day
+
+        return format_day(snapshot.cutoff(days))
 
     o = snapshot.options
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..clock import format_ts, is_plain, parse_ts, sort_key
+from ..clock import days_before, format_ts, is_plain, parse_ts, sort_key
 from .options import Options
 
 TYPE_CHECKING = False
@@ -54,7 +54,7 @@ class Snapshot:
     active_key: str
 
     def cutoff(self, days: int) -> datetime:
-        return self.now - timedelta(days=days)
+        return days_before(self.now, days)
 
 
 def read(options: Options, log_path: Path | None = None) -> Snapshot:
@@ -108,9 +108,9 @@ class _Tally:
 
     def __init__(self, now: datetime, options: Options, by_id: dict[str, dict],
                  replaced: dict[str, str]):
-        self.active_key = format_ts(now - timedelta(days=options.active_window))
-        self.decision_key = format_ts(now - timedelta(days=options.decision_window))
-        self.recent_key = format_ts(now - timedelta(days=RECENT_DAYS))
+        self.active_key = format_ts(days_before(now, options.active_window))
+        self.decision_key = format_ts(days_before(now, options.decision_window))
+        self.recent_key = format_ts(days_before(now, RECENT_DAYS))
         # entries older than every window count for the open loops (and silences) only
         self.window_key = min(self.active_key, self.decision_key, self.recent_key)
         self.by_id = by_id

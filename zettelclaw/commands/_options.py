@@ -20,7 +20,7 @@ AgentOption = Annotated[Optional[list[str]], typer.Option(
     "--agent", metavar="ID[,ID...]|all",
     help="Whose memory: an OpenClaw agent id (default: OpenClaw's default agent), several "
          "(comma-separated or repeated: the first is the caller, the others shared with it), "
-         "or all.", show_default=False)]
+         "or all (agent:ID names one agent, even one whose id is all).", show_default=False)]
 
 
 def scope(agent: list[str] | None) -> dict:

@@ -41,8 +41,15 @@ def register(app: typer.Typer) -> None:
         from .. import paths
         from ..render import emit_json_lines, want_json
 
+        if subject is not None:  # as purge answers it: a usage error, exit 2
+            from ..subjects import check_slug
+
+            check_slug(subject)
+        scope = paths.agent_scope(agent)
         done = core.plan(list(ids or []), session=session, subject=subject, undo=undo,
-                         agents=paths.agent_scope(agent), default=paths.default_agent())
+                         agents=scope, default=paths.default_agent())
+        if session is not None and not done.entries:
+            _check_session(session, scope)
         for note in done.notes:
             typer.echo(f"note: {note}", err=True)
         verb = "bring back" if undo else "forget"
@@ -72,6 +79,20 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(f"Forgot {_count(len(changed))}; undo: zettelclaw forget --undo "
                        + " ".join(e["id"] for e in changed))
+
+
+def _check_session(session: str, scope) -> None:
+    """An unknown session is not found (exit 1), as an unknown entry id is."""
+    from .. import paths
+    from ..errors import NotFoundError
+    from ..log import Log
+
+    default = paths.default_agent()
+    for entry in Log().entries(records=True):
+        if entry.get("session") == session and (
+                scope is None or paths.entry_agent(entry, default) in scope):
+            return
+    raise NotFoundError(f"no entries of session {session}")
 
 
 def _count(n: int) -> str:

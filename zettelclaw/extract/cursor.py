@@ -80,6 +80,19 @@ def _after(stamp, moment) -> bool:
     return when > moment
 
 
+def _event_cut(segments: list, event: str) -> tuple[int, int] | None:
+    """Where the cursor's event is: its first occurrence (segment index, index of the last
+    message already extracted). A later event repeating the id does not move it on: the
+    conversation between the two was never extracted."""
+    for i, seg in enumerate(segments):
+        for j, message in enumerate(seg.messages):
+            if message.event_id == event:
+                return i, j
+        if seg.last_event_id == event:
+            return i, len(seg.messages) - 1
+    return None
+
+
 def after_cursor(segments: list, cursor: dict | None) -> list:
     """The segments (trimmed) that come after ``cursor``; all of them when there is none."""
     from ..transcripts import Segment
@@ -87,14 +100,7 @@ def after_cursor(segments: list, cursor: dict | None) -> list:
     if not cursor:
         return list(segments)
     event, moment = cursor.get("event"), parse_ts(cursor.get("time"))
-    cut = None  # (segment index, index of the last message already extracted)
-    if event:
-        for i, seg in enumerate(segments):
-            if seg.last_event_id == event:
-                cut = (i, len(seg.messages) - 1)
-            for j, message in enumerate(seg.messages):
-                if message.event_id == event:
-                    cut = (i, j)
+    cut = _event_cut(segments, event) if event else None
     if cut is None:
         cut = _tail_cut(segments, cursor)
     if cut is None and moment is not None:

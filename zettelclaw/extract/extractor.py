@@ -126,6 +126,11 @@ class Extractor:
             entries.extend(made)
             warnings.extend(notes)
             skipped += parsed.skipped
+        if not entries:  # not even the handoff the prompt requires: prose, a refusal, an
+            from ..errors import ModelError  # error page served with 200. Retried, not done
+
+            raise ModelError("the model's answer held no entry and no handoff ("
+                             f"{count(skipped, 'line')} of other text)")
         if skipped:
             warnings.append(f"skipped {count(skipped, 'line')} of model output that were "
                             "not entries")

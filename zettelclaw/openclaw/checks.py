@@ -257,9 +257,11 @@ def _schedule_text(job: dict) -> str:
 
 
 def _briefing_size(inst: Installer, memory: Path) -> list[Check]:
-    try:
-        text = memory.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
+    from ..fsutil import read_bytes
+
+    try:  # a FIFO is not waited on
+        text = (read_bytes(memory) or b"").decode("utf-8")
+    except (OSError, UnicodeDecodeError, ZettelclawError):
         return []
     config = inst.config
     limit = dig(config, "agents.defaults.bootstrapMaxChars")

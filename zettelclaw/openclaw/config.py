@@ -59,8 +59,11 @@ def _flatten(prefix: str, value: Any) -> list[tuple[str, Any]]:
 
 
 def _load_record(path: Path) -> dict:
+    from ..errors import ZettelclawError
+    from ..fsutil import read_bytes
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads((read_bytes(path, follow=True) or b"").decode("utf-8"))
         return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, ZettelclawError):
         return {}

@@ -3,8 +3,8 @@ briefing block), scored with the log's entries on one scale."""
 
 from __future__ import annotations
 
-import os
-
+from ..errors import RefusedFile
+from ..fsutil import read_bytes
 from .english import terms
 
 MEMORY_CHUNK_MIN, MEMORY_CHUNK_MAX = 10, 20
@@ -37,11 +37,9 @@ def memory_chunks() -> list[Chunk]:
 
     chunks = []
     for name, path in memoryfiles.memory_files():
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as fh:
-                text = fh.read().decode("utf-8", errors="replace")
-        except OSError:
+        try:  # not through a symlink, never waiting on a FIFO
+            text = (read_bytes(path) or b"").decode("utf-8", errors="replace")
+        except (OSError, RefusedFile):
             continue
         lines = text.splitlines()
         for start, end in _person_lines(name, text, lines):

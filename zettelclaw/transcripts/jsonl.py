@@ -39,8 +39,10 @@ def _max_line_bytes() -> int:
 def _iter_jsonl_file(path: Path) -> Iterator:
     """The events of one JSONL transcript, a line at a time. Bad lines are skipped, and so are
     lines longer than :data:`MAX_LINE_BYTES` (a warning on stderr says so)."""
-    try:
-        handle = open(path, "rb")
+    from ..fsutil import open_read
+
+    try:  # OpenClaw's file: through a symlink, never waiting on a FIFO
+        handle = open_read(path, follow=True)
     except FileNotFoundError:
         return
     except OSError as exc:
@@ -119,9 +121,11 @@ def _scan_sessions_dir(sessions_dir: Path) -> dict[str, list[_TranscriptFile]]:
 
 def _load_store(sessions_dir: Path) -> dict[str, dict]:
     """sessions.json: session key -> entry ({} when missing or unreadable)."""
+    from ..fsutil import read_bytes
+
     try:
-        data = _parse((sessions_dir / STORE_NAME).read_bytes())
-    except OSError:
+        data = _parse(read_bytes(sessions_dir / STORE_NAME, follow=True) or b"{}")
+    except (OSError, ZettelclawError):  # a FIFO there is not waited on
         return {}
     if not isinstance(data, dict):
         return {}

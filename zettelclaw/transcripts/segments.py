@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import orjson
 
-from ..private import PrivateSpans, hide_private
+from ..private import PrivateSpans, hide_spans
 from .clean import _HIDDEN_TURN_TOOLS, clean_text, content_text
 from .shapes import ASSISTANT, USER, Message, Segment
 from .times import _iso_from_ms
@@ -39,6 +39,7 @@ class _Segmenter:
         self.first_id: str | None = None
         self.last_id: str | None = None
         self.hidden_turn = False
+        self.open_private: dict[str, int] = {}  # a role's <private> left open by its last message
 
     def feed(self, event) -> None:
         if not isinstance(event, dict):
@@ -63,14 +64,15 @@ class _Segmenter:
         if self.first_id is None:
             self.first_id = event_id
         self.last_id = event_id
-        if event_id == self.after:
-            self.cut = position
+        if event_id == self.after and self.cut is None:  # a later repeat of the id is not
+            self.cut = position                          # where the extracted part ended
 
     def _message(self, message: dict, event: dict, event_id: str | None, position: int) -> None:
         role = message.get("role")
         if not self._in_conversation(role, message):
             return
-        text, spans = hide_private(content_text(message.get("content")))
+        text, spans, self.open_private[role] = hide_spans(content_text(message.get("content")),
+                                                          self.open_private.get(role, 0))
         self.private.add(spans)
         text = clean_text(text, role)
         if not text:

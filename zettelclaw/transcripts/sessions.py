@@ -90,11 +90,13 @@ def find_session_file(session_file: str, agent: str | None = None) -> SessionRef
     return find_session(info.session_id, agent)
 
 
-def list_sessions(agent: str | None = None, since: datetime | None = None) -> Iterator[SessionRef]:
+def list_sessions(agent: str | None = None, since: datetime | None = None,
+                  unreadable: list[tuple[str, str]] | None = None) -> Iterator[SessionRef]:
     """Every session of every agent (or of one), in both layouts, least recently updated first.
 
     ``since`` keeps sessions updated at or after it (a naive time is UTC); a session whose time
-    is unknown is always listed.
+    is unknown is always listed. An agent whose database cannot be read is skipped, the others
+    listed: (agent, why) goes to ``unreadable``, else a line on stderr.
     """
     since = _aware(since) if since is not None else None
     for agent_id, agent_dir in _agent_dirs(agent):
@@ -105,7 +107,10 @@ def list_sessions(agent: str | None = None, since: datetime | None = None) -> It
                 for ref in _db_refs(agent_id, db):
                     refs[ref.session_id] = ref
             except ZettelclawError as exc:  # one unreadable agent does not hide the others
-                print(f"zettelclaw: skipping agent {agent_id}: {exc}", file=sys.stderr)
+                if unreadable is not None:
+                    unreadable.append((agent_id, str(exc)))
+                else:
+                    print(f"zettelclaw: skipping agent {agent_id}: {exc}", file=sys.stderr)
         sessions_dir = agent_dir / "sessions"
         if sessions_dir.is_dir():
             for ref in _store_refs(agent_id, sessions_dir):

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..clock import format_day
 from . import layout, markdown, names
 from .journal import journal_items
 from .topics import Topic, topic_items
@@ -164,7 +165,7 @@ def plan(vault: Path, agent: str, entries: list[dict], registry: dict, record: d
         dated.append((moment, position[id(entry)], entry))
     dated.sort(key=lambda item: (item[0], item[1]))
     for moment, _, entry in dated:
-        day = moment.strftime("%Y-%m-%d")
+        day = format_day(moment)
         subject = _subject(entry, resolution)
         topic = topics.get(subject) if subject else None
         replaced = _replaced(entry, resolution, zone)
@@ -222,7 +223,7 @@ def _replaced(entry: dict, resolution, zone) -> tuple[str, str | None] | None:
     moment = _local(old.get("timestamp"), zone)
     content = old.get("content")
     return (content if isinstance(content, str) else "",
-            moment.strftime("%Y-%m-%d") if moment is not None else None)
+            format_day(moment) if moment is not None else None)
 
 
 class _Topics:

@@ -29,6 +29,7 @@ def file_stem(display: str, suffix: str = "") -> str:
     """``display`` (plus ``suffix``, e.g. " Project") as a file name without ``.md``."""
     text = unicodedata.normalize("NFC", str(display or ""))
     text = _FORBIDDEN.sub("-", text)
+    text = re.sub(r"%{2,}", "%", text)  # "%%" opens an Obsidian comment, in a link target too
     text = _SPACES.sub(" ", text)
     text = _RUNS.sub("-", text)
     # no hidden file (leading dot), no "..", and Windows drops trailing dots and spaces
@@ -60,8 +61,10 @@ def distinct(stem: str, taken: set[str]) -> str:
 
 
 def alias(display: str) -> str:
-    """A display name as a link's shown text (no ``|``, ``[``, ``]`` or line break)."""
+    """A display name as a link's shown text (no ``|``, ``[``, ``]`` or line break), inert:
+    no ``%%`` comment or ``<!--`` can start in it and hide the rest of the page."""
     shown = _SPACES.sub(" ", re.sub(r"[\[\]|\x00-\x1f\x7f]", " ", str(display or ""))).strip()
+    shown = re.sub(r"%(?=%)", "% ", shown).replace("<!--", "<! --")
     return shown or UNTITLED
 
 

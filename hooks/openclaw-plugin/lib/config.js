@@ -42,7 +42,9 @@ const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /**
  * The `--agent` value for a command run on behalf of `agentId`: that agent, then the agents
  * the plugin config's `sharing` lets it also read (`{"main": ["work"]}` gives "main,work").
- * Undefined without an agent (zettelclaw then takes OpenClaw's default agent). Never "all".
+ * Undefined without an agent (zettelclaw then takes OpenClaw's default agent). Never "all",
+ * zettelclaw's word for every agent: OpenClaw accepts an agent whose id is `all`, and it goes
+ * as `agent:all`, the form that names one agent. A shared "all" is dropped.
  */
 export function agentArg(config, agentId) {
   if (typeof agentId !== "string" || !AGENT_ID.test(agentId.trim())) return undefined;
@@ -52,9 +54,9 @@ export function agentArg(config, agentId) {
   const ids = [own];
   for (const other of shared) {
     const id = typeof other === "string" ? other.trim() : "";
-    if (AGENT_ID.test(id) && id !== "all" && !ids.includes(id)) ids.push(id);
+    if (AGENT_ID.test(id) && id.toLowerCase() !== "all" && !ids.includes(id)) ids.push(id);
   }
-  return ids.join(",");
+  return ids.map((id) => (id.toLowerCase() === "all" ? `agent:${id}` : id)).join(",");
 }
 
 /** OpenClaw's config file, as paths.py finds it: $OPENCLAW_CONFIG_PATH or <state>/openclaw.json. */

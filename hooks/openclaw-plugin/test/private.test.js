@@ -11,7 +11,7 @@ import { fakeApi, fakeZettelclaw } from "./helpers.js";
 const fakes = [];
 after(() => fakes.forEach((f) => f.cleanup()));
 
-test("the tags: case, spaces, attributes, left open, nested, stray, code", () => {
+test("the tags: case, spaces, attributes, left open, nested, stray, mistyped, full-width, code", () => {
   const table = [
     ["a <private>b</private> c", "a [private] c"],
     ["a <Private>b</PRIVATE> c", "a [private] c"],
@@ -19,7 +19,12 @@ test("the tags: case, spaces, attributes, left open, nested, stray, code", () =>
     ['a <private reason="hr">b</private> c', "a [private] c"],
     ["a <private>b\nc\nd", "a [private]"],
     ["a <private>b <private>c</private> d</private> e", "a [private] e"],
-    ["a </private> b", "a  b"],
+    ["a </private> b", "[private] b"],
+    ["a <private>b</private> c </private> d", "a [private][private] d"],
+    ["a <private LEAK</private> c", "a [private] c"],
+    ["a <private/> 4417", "a [private]"],
+    ["a ＜private＞4417＜／private＞ c", "a [private] c"],
+    ["a ＜ＰＲＩＶＡＴＥ＞4417", "a [private]"],
     ["```\n<private>x</private>\n```", "```\n[private]\n```"],
     ["`<private>x</private>`", "`[private]`"],
     ["<privateer> and <private-notes> stay", "<privateer> and <private-notes> stay"],
@@ -62,4 +67,34 @@ test("before_reset's stdin holds no private text, and the rest as it was", async
   ]);
   assert.equal(JSON.stringify(messages), before, "OpenClaw's own messages are left alone");
   assert.deepEqual(hideInMessages([]), []);
+});
+
+test("a span runs on across a message's parts and into the person's next messages", () => {
+  const hidden = hideInMessages([
+    { role: "user", content: [{ type: "text", text: "my card: <private>Zanzibar" },
+      { type: "image", data: "..." }, { type: "text", text: "4111 1111 1111 1111" }] },
+    { role: "assistant", content: "Go on." },
+    { role: "user", content: "expires 09/29" },
+    { role: "user", content: "cvc 123</private> deploy on Friday" },
+    { role: "assistant", content: "Noted 4111 1111 1111 1111." },
+  ]);
+  assert.deepEqual(hidden, [
+    { role: "user", content: [{ type: "text", text: "my card: [private]" },
+      { type: "image", data: "..." }, { type: "text", text: "[private]" }] },
+    { role: "assistant", content: "Go on." },
+    { role: "user", content: "[private]" },
+    { role: "user", content: "[private] deploy on Friday" },
+    { role: "assistant", content: "Noted [private]." },
+  ]);
+});
+
+test("a large private paste is hidden, and found again, without a regular expression of it", () => {
+  const lines = Array.from({ length: 20000 }, (_, n) => `row ${n} account ${7000000 + n * 37}`);
+  const echo = `the notes. ${"nothing here. ".repeat(70000)}${lines[12345]} and ${7000000 + 99 * 37}`;
+  const [, answer] = hideInMessages([
+    { role: "user", content: `paste <private>${lines.join("\n")}</private> done` },
+    { role: "assistant", content: echo },
+  ]);
+  assert.ok(answer.content.endsWith("nothing here. [private] and [private]"),
+    answer.content.slice(-80));
 });

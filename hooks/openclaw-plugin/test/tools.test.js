@@ -311,6 +311,26 @@ test("sharing in the plugin config lets an agent read the agents listed for it, 
     "sharing is one way");
 });
 
+test("an agent whose id is `all` (OpenClaw accepts it) reads and forgets its own memory only", async () => {
+  const fake = fakeZettelclaw().behave({ search: { stdout: "" }, get: { stdout: "" },
+    forget: { stdout: "" } });
+  fakes.push(fake);
+  const api = fakeApi({ pluginConfig: { command: fake.exe, logDir: fake.logDir,
+    sharing: { all: ["work"], ALL: ["main"] } } });
+  createPlugin().register(api);
+  const all = toolsOf(api, { agentId: "all", sessionKey: "agent:all:main" });
+  await all.memory_search.execute("c", { query: "x" });
+  await all.memory_get.execute("c", { path: "session:abc12345" });
+  await all.memory_forget.execute("c", { ids: [DECISION.id] });
+  const loud = toolsOf(api, { agentId: "ALL", sessionKey: "agent:ALL:main" });
+  await loud.memory_search.execute("c", { query: "x" });
+  const [search, get, forget, upper] = fake.records("finished").map((r) => r.argv);
+  assert.deepEqual(search.slice(0, 4), ["search", "--json", "--agent", "agent:all,work"]);
+  assert.deepEqual(get.slice(0, 4), ["get", "--json", "--agent", "agent:all,work"]);
+  assert.deepEqual(forget.slice(0, 5), ["forget", "--json", "--yes", "--agent", "agent:all"]);
+  assert.deepEqual(upper.slice(0, 4), ["search", "--json", "--agent", "agent:ALL,main"]);
+});
+
 test("a query of more than 1,000 characters is refused before anything runs (no E2BIG)", async () => {
   const { fake, tools } = setup({ behavior: {} });
   for (const size of [2000, 1024 * 1024]) {
