@@ -356,6 +356,25 @@ def test_init_on_a_fresh_openclaw_without_a_workspace_finishes_the_install(
         "name": "briefing markers", "status": "ok", "detail": str(workspace / "MEMORY.md")}
 
 
+@pytest.mark.parametrize("version", ["2026.9.6", "2026.2.22"])
+def test_init_says_what_answers_openclaws_own_memory_commands(cli, openclaw, zc_env,
+                                                               monkeypatch, version):
+    """memory-core's `openclaw memory ...`: answered over zettelclaw on 2026.9 (and given back
+    by --undo); 2026.2 keeps it as its own command, so init names what replaces each."""
+    monkeypatch.setenv("FAKE_OPENCLAW_VERSION", version)
+
+    said = " ".join(cli("init").stdout.split())
+
+    if version == "2026.9.6":
+        assert "`openclaw memory status|search|get|forget` answer from zettelclaw" in said
+        undone = " ".join(cli("init", "--undo").stdout.split())
+        assert "`openclaw memory ...` is memory-core's again." in undone
+    else:
+        for replaced in ("`openclaw zettelclaw stats` for `memory status`",
+                         "`openclaw zettelclaw search QUERY` for `memory search`"):
+            assert replaced in said
+
+
 def test_each_doctor_fix_is_a_command_that_fixes_its_check(cli, openclaw, zc_env, tmp_path):
     """Before init every check fails; each `openclaw ...` fix doctor names works as printed
     (none is refused the way the check failed), and `zettelclaw init` fixes the rest."""

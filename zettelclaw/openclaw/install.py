@@ -38,7 +38,21 @@ class InstallSteps:
         self._plan_cron(report)
         self._plan_memory_core_jobs(report)
         self._plan_exec_approval(report)
+        report.notes.append(self.memory_commands_note())
         return report
+
+    def memory_commands_note(self) -> str:
+        """What answers memory-core's `openclaw memory ...` now. 2026.9 lets the plugin take
+        that root while memory-core is off; 2026.2 keeps it as a command of its own (the
+        plugin's registration is refused), so say what replaces each one."""
+        if self.modern:
+            return ("`openclaw memory status|search|get|forget` answer from zettelclaw once the "
+                    "gateway has the plugin (`zettelclaw init --undo` gives them back to "
+                    "memory-core).")
+        return ("`openclaw memory ...` stays OpenClaw 2026.2's own command (it refuses a plugin "
+                "that takes it), and reads memory-core's index: use `openclaw zettelclaw stats` "
+                "for `memory status`, `openclaw zettelclaw search QUERY` for `memory search`, "
+                "and `openclaw zettelclaw get ID`, `openclaw zettelclaw forget ID`.")
 
     def _plan_plugin_and_settings(self, report: Report) -> None:
         if self.cli is not None and self.modern and not self.plugin_linked():
