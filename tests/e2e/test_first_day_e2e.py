@@ -1,6 +1,7 @@
 """The first day on a fresh OpenClaw 2026.9.6, offline: no workspace yet (OpenClaw makes it at
 the agent's first turn), `zettelclaw init` runs to the end all the same, and after the first
-agent turn `zettelclaw doctor` is all good.
+agent turn `zettelclaw doctor` is all good. memory-core's `openclaw memory status|search|get`
+are answered over zettelclaw until `init --undo` gives them back.
 
 OpenClaw's model is tests/fake_openai.py, zettelclaw's is tests/fake_anthropic.py; the
 toolchain comes from scripts/openclaw-env.sh (cached).
@@ -83,4 +84,21 @@ def test_init_on_a_fresh_openclaw_without_a_workspace(oc_home: OpenClawHome, fak
     memory = home.wait_for(lambda: (home.workspace / "MEMORY.md").exists(), 60,
                            "MEMORY.md from the nightly job")
     assert memory and (home.workspace / "MEMORY.md").read_text().count("GENERATED BRIEFING") == 2
+
+    # memory-core's habits: `openclaw memory ...` answered over zettelclaw, its exit codes kept
+    home.zettelclaw("write", "fact", "Webhook retries go through a queue", "--subject",
+                    "webhooks")
+    status = home.json_of(home.openclaw("memory", "status", "--json"))
+    assert status["entries"]["total"] == 1
+    found = home.openclaw("memory", "search", "webhook retries", "--max-results", "5")
+    assert [json.loads(line)["content"] for line in found.stdout.splitlines()
+            if line.startswith("{")] == ["Webhook retries go through a queue"]
+    assert home.openclaw("memory", "search", "nothing like it").returncode == 0
+    missing = home.openclaw("memory", "get", "no-such-entry", check=False)
+    assert missing.returncode == 1 and "Error:" in missing.stderr
+    # ... and `init --undo` gives the command back to memory-core
+    undo = home.zettelclaw("init", "--undo")
+    assert "`openclaw memory ...` is memory-core's again." in undo.stdout
+    back = home.openclaw("memory", "status", check=False)
+    assert back.returncode == 0 and '"entries"' not in back.stdout
     home.stop_gateway()
