@@ -6,10 +6,14 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test unit e2e e2e-toolchain node-test bench lint stress clean
 
+# The editable install is setuptools' "compat" mode: a plain path in a .pth file, so a Python
+# start-up (the per-prompt `zettelclaw handoff`) loads no import hook and no pathlib; setuptools
+# prints a deprecation box for that mode on every install, which says nothing to do here.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,dev,bench]' --config-settings editable_mode=compat
+	PYTHONWARNINGS="ignore:Compat editable installs" \
+	  $(PY) -m pip install -q -e '.[test,dev,bench]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -10,7 +10,7 @@
    and says which; ``sweep`` does the same for every other session, as the gateway does;
 4. the nightly ``brief`` writes the generated half of the workspace's MEMORY.md;
 5. ``handoff``, what the next session starts with, and ``search``;
-6. ``vault build`` renders the log as an Obsidian vault (design §7): daily journals and a page
+6. ``vault build`` renders the log as an Obsidian vault: daily journals and a page
    per subject, each agent's in its own folder.
 
 The result stays in the folder it names at the end (``demo-output/`` in the repository unless
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,9 +37,24 @@ MARK = ".zettelclaw-demo"  # what makes a folder the demo's own, to replace on t
 SHOWN = "6f1c2a9e-3b4d-4e5f-8a6b-7c8d9e0f1a2b"
 
 
+# what the commands the demo runs (and prints) need to find its OpenClaw home and log
+SHOWN_ENV = ("OPENCLAW_STATE_DIR", "OPENCLAW_WORKSPACE_DIR", "ZETTELCLAW_HOME")
+
+
 def zettelclaw_cmd() -> list[str]:
     exe = Path(sys.executable).parent / "zettelclaw"
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "zettelclaw"]
+
+
+def shown_cmd() -> str:
+    """The executable as a person types it where `make demo` ran: ``.venv/bin/zettelclaw``
+    from the repository (a clone has no `zettelclaw` on PATH), else its whole path."""
+    parts = zettelclaw_cmd()
+    here = Path.cwd().resolve()
+    first = Path(parts[0])
+    if first.is_relative_to(here):
+        parts[0] = str(first.relative_to(here))
+    return shlex.join(parts)
 
 
 def say(text: str) -> None:
@@ -46,8 +62,14 @@ def say(text: str) -> None:
 
 
 def run(*args: str) -> int:
-    print(f"$ zettelclaw {' '.join(args)}", flush=True)
+    """Run zettelclaw, printed first as it can be typed (after the `export` line printed at
+    the start)."""
+    print(f"$ {shown_cmd()} {shlex.join(args)}", flush=True)
     return subprocess.run(zettelclaw_cmd() + list(args), env=os.environ).returncode
+
+
+def export_line() -> str:
+    return "export " + " ".join(f"{name}={shlex.quote(os.environ[name])}" for name in SHOWN_ENV)
 
 
 def replay_script() -> dict:
@@ -128,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             say("No ANTHROPIC_API_KEY: REPLAYING recorded model output (examples/recorded/) "
                 f"through the fake Anthropic server tests/fake_anthropic.py at {url}. "
                 "Everything else is the real pipeline; no key, no network.")
+        say("Every command below runs in this environment (paste the line into a shell to run "
+            "them yourself):")
+        print(f"$ {export_line()}")
         say(f"An OpenClaw home with two agents (2026.2 JSONL and 2026.9 SQLite) in {state}")
         for path in sorted((state / "agents").rglob("*")):
             if path.is_file():
@@ -189,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         for page in (journal, topic):
             if page is not None:
                 print(f"    {page.relative_to(out)}")
-        print("Look around with: ZETTELCLAW_HOME=" + str(log.parent) + " zettelclaw log")
+        print("Look around with:")
+        print(f"$ {export_line()}")
+        print(f"$ {shown_cmd()} log")
         print("`make demo` again replaces this folder.")
         return status
     finally:

@@ -303,3 +303,47 @@ def test_the_help_of_text_commands_says_they_print_text_when_piped(cli):
     for args in (["handoff"], ["doctor"], ["sweep"], ["get"], ["import"]):
         assert "text, piped or not" in flat(cli(*args, "--help").stdout), args
     assert "the default when stdout is not a terminal" in flat(cli("search", "--help").stdout)
+
+
+def _help_pages(cli) -> dict[str, str]:
+    """Every command's and command group's `--help`, by its command line."""
+    import typer.main
+
+    from zettelclaw.cli import app
+
+    pages = {}
+
+    def walk(command, path: list[str]) -> None:
+        result = cli(*path, "--help")
+        assert result.exit_code == 0, path
+        pages[" ".join(["zettelclaw", *path])] = result.stdout
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return pages
+
+
+def test_no_text_a_user_sees_cites_the_design_document(cli):
+    """Help, the plugin's config descriptions, the skill and the prompts never cite "design §N":
+    a user has no such document."""
+    seen = dict(_help_pages(cli))
+    for path in ("hooks/openclaw-plugin/openclaw.plugin.json", "skills/zettelclaw/SKILL.md",
+                 *(f"prompts/{p.name}" for p in (REPO / "prompts").glob("*.md"))):
+        seen[path] = (REPO / path).read_text()
+    cited = {where: text[text.find("§") - 20:text.find("§") + 5]
+             for where, text in seen.items() if "§" in text}
+    assert cited == {}
+
+
+def test_the_stats_table_on_an_empty_log_has_a_header_over_every_column(log_dir):
+    log_dir.mkdir(parents=True)
+    (log_dir / "log.jsonl").write_bytes(b"")
+
+    code, out = on_terminal("stats")
+
+    assert code == 0, out
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    header = next(line for line in plain.splitlines() if "type" in line and "entries" in line)
+    assert [cell.strip() for cell in header.strip().strip("┃").split("┃")] == [
+        "type", "entries", "open tasks"], header

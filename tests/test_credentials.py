@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_extract import GOOD_REPLY, SID, auth_session, read_state  # noqa: F401
+from tests.test_extract import (  # noqa: F401
+    AUTH_TURNS,
+    GOOD_REPLY,
+    SID,
+    auth_session,
+    read_log,
+    read_state,
+)
 from zettelclaw import credentials
 from zettelclaw.model import Client
 
@@ -277,6 +284,32 @@ def test_no_key_waits_then_a_stored_key_extracts_it(cli, fake_anthropic, auth_se
         assert secret not in path.read_text(errors="replace"), path
     for text in outputs:
         assert secret not in text
+
+
+def test_a_conversation_a_hook_ended_without_a_key_goes_with_the_next_sweep(
+        cli, fake_anthropic, home, state, log_dir, monkeypatch):
+    """/new with no model key: the conversation waits. With a key stored, `stats` says to run
+    `zettelclaw sweep`, and that sweep extracts it at once: a hook said it ended, it is not a
+    live conversation left to settle for half an hour."""
+    from datetime import datetime, timedelta, timezone
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    minutes_ago = datetime.now(timezone.utc) - timedelta(minutes=15)  # ended minutes ago
+    home.jsonl_session("main", SID, AUTH_TURNS, key="agent:main:main", start=minutes_ago)
+    ended = cli("extract", "--session-id", SID, "--reason", "before_reset:new")
+    assert ended.exit_code == 1 and SID in read_state(log_dir)["waitingForKey"]["sessions"]
+    (state / ".env").write_text(f"ANTHROPIC_API_KEY={fake_anthropic.api_key}\n")
+
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["waitingForKey"]["fix"] == "run `zettelclaw sweep` to extract them now"
+    fake_anthropic.reply(GOOD_REPLY)
+    sweep = cli("sweep")
+
+    assert sweep.exit_code == 0, sweep.stderr
+    assert sweep.stdout.startswith("Sweep: 1 session extracted, 0 skipped, 0 failed; 4 entries")
+    assert {e["session"] for e in read_log(log_dir)} == {SID}
+    saved = read_state(log_dir)
+    assert SID in saved["extractedSessions"] and "waitingForKey" not in saved
 
 
 def test_doctor_says_waiting_sessions_can_go_once_a_key_is_found(cli, auth_session,  # noqa: F811

@@ -23,17 +23,26 @@ def _demo_module():
     return module
 
 
-def test_the_demo_goes_from_a_transcript_to_the_briefing_and_keeps_the_result(tmp_path):
-    out = tmp_path / "demo"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ANTHROPIC_", "OPENCLAW_", "ZETTELCLAW_"))}
-    proc = subprocess.run([sys.executable, str(DEMO), "--out", str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("ANTHROPIC_", "OPENCLAW_", "ZETTELCLAW_"))}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> tuple[Path, str]:
+    """`make demo` run once (from the repository, as make runs it): its folder and output."""
+    out = tmp_path_factory.mktemp("made") / "demo"
+    proc = subprocess.run([sys.executable, str(DEMO), "--out", str(out)], cwd=ROOT,
+                          env=_clean_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    said = proc.stdout
+    return out, proc.stdout
+
+
+def test_the_demo_goes_from_a_transcript_to_the_briefing_and_keeps_the_result(demo):
+    out, said = demo
     assert "REPLAYING recorded model output" in said
-    steps = ["$ zettelclaw get session:", "$ zettelclaw extract --session-id", "$ zettelclaw brief",
-             "$ zettelclaw handoff", "$ zettelclaw search"]
+    steps = ["zettelclaw get session:", "zettelclaw extract --session-id", "zettelclaw brief",
+             "zettelclaw handoff", "zettelclaw search"]
     at = [said.index(step) for step in steps]
     assert at == sorted(at), "in the order of the job"
     assert '{"type": "session", "version": 4' in said  # the transcript as OpenClaw stored it
@@ -48,7 +57,7 @@ def test_the_demo_goes_from_a_transcript_to_the_briefing_and_keeps_the_result(tm
     assert "## Active" in memory.split("<!-- BEGIN GENERATED BRIEFING -->")[1]
 
     # and the Obsidian vault (issue 16): the closing note names a journal and a topic page
-    assert "$ zettelclaw vault build --vault" in said
+    assert "zettelclaw vault build --vault" in said
     closing = said[said.index(f"The result stays in {out}"):]
     journals = sorted((out / "vault" / "main" / "03 Journal").glob("*.md"))
     topics = sorted((out / "vault" / "main" / "01 Notes").glob("*.md"))
@@ -57,6 +66,25 @@ def test_the_demo_goes_from_a_transcript_to_the_briefing_and_keeps_the_result(tm
     assert any(str(p.relative_to(out)) in closing for p in topics)
     assert "## Sessions" in journals[0].read_text()
     assert (out / "vault" / "work" / "03 Journal").is_dir()  # the other agent's: its own vault
+
+
+def test_every_command_the_demo_prints_works_as_printed(demo, tmp_path):
+    """Each `$ ...` line, typed into a shell in the repository where `make demo` ran (after
+    the `export` line it prints), with no zettelclaw on PATH: exit 0, never "command not
+    found"."""
+    _, said = demo
+    printed = [line[2:] for line in said.splitlines() if line.startswith("$ ")]
+    exports = [line for line in printed if line.startswith("export ")]
+    commands = [line for line in printed if not line.startswith("export ")]
+    assert exports and len(set(exports)) == 1
+    assert len(commands) >= 10 and commands[-1].endswith(" log")
+    env = {**_clean_env(), "HOME": str(tmp_path),
+           "PATH": os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                   if Path(p).resolve() != Path(sys.executable).parent.resolve())}
+    for command in commands:
+        ran = subprocess.run(["bash", "-c", f"{exports[0]}\n{command}"], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, (command, ran.stderr[-2000:])
 
 
 def test_a_second_run_replaces_only_a_folder_the_demo_made(tmp_path):

@@ -99,9 +99,12 @@ def transaction():
 WAITING = "waitingForKey"
 
 
-def mark_waiting(state: State, sessions: dict[str, str | None], moment: str) -> None:
+def mark_waiting(state: State, sessions: dict[str, str | None], moment: str, *,
+                 ended: bool = False) -> None:
     """Sessions (sessionId -> agent) that could not be extracted for want of a model key: they
-    wait, neither failed nor extracted, until a run with a key takes them. No secret here."""
+    wait, neither failed nor extracted, until a run with a key takes them. No secret here.
+    ``ended``: a hook said their conversation ended at ``moment`` (kept as ``ended``): the
+    sweep that takes them does not wait for it to settle as if it were still going on."""
     section = state.section(WAITING)
     table = section.get("sessions")
     if not isinstance(table, dict):
@@ -109,7 +112,9 @@ def mark_waiting(state: State, sessions: dict[str, str | None], moment: str) -> 
     for session_id, agent in sessions.items():
         record = table.get(session_id)
         if not isinstance(record, dict):
-            table[session_id] = {"agent": agent, "since": moment}
+            record = table[session_id] = {"agent": agent, "since": moment}
+        if ended:
+            record["ended"] = moment
     if not isinstance(section.get("since"), str):
         section["since"] = moment
     section["lastTry"] = moment
@@ -125,6 +130,17 @@ def clear_waiting(state: State, session_id: str) -> None:
         table.pop(session_id, None)
     if not table:
         del state.__pydantic_extra__[WAITING]
+
+
+def ended_waiting(state: State) -> dict[str, str]:
+    """sessionId -> when a hook said its conversation ended, of the sessions waiting for a
+    model key."""
+    section = state.__pydantic_extra__.get(WAITING)
+    table = section.get("sessions") if isinstance(section, dict) else None
+    if not isinstance(table, dict):
+        return {}
+    return {sid: r["ended"] for sid, r in table.items()
+            if isinstance(r, dict) and isinstance(r.get("ended"), str)}
 
 
 def waiting(state: State) -> dict:

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from . import paths
 from .clock import parse_ts
@@ -244,6 +244,8 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
             record_waiting({c.ref.session_id: c.ref.agent_id for c in candidates})
             raise
 
+    ended = _ended_waiting()
+
     def work(candidate: Candidate, advance) -> Result:
         if dry_run:
             return preview(candidate)
@@ -251,10 +253,31 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
         return extractor.extract_session(
             ref.session_id, agent=ref.agent_id, ref=ref, reason="sweep",
             retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS,
-            open_before=gateway_start, wait_seconds=0)  # a claimed session is its holder's
+            open_before=_latest(gateway_start, ended.get(ref.session_id)),
+            wait_seconds=0)  # a claimed session is its holder's
 
     return _run(summary, candidates, work, extractor=extractor, concurrency=concurrency,
                 on_result=on_result, progress=progress, total=len(candidates))
+
+
+def _ended_waiting() -> dict[str, datetime]:
+    """sessionId -> when a hook said its conversation ended, of those waiting for a model key:
+    an open conversation quiet since then has ended (the hook said so), it is not left to
+    settle as a live one."""
+    from .state import State, ended_waiting
+
+    try:
+        ended = ended_waiting(State.load())
+    except ZettelclawError:
+        return {}
+    # the moment is kept to the second, cut down: the conversation ended before the next one
+    return {sid: moment + timedelta(seconds=1) for sid, stamp in ended.items()
+            if (moment := parse_ts(stamp)) is not None}
+
+
+def _latest(*moments: datetime | None) -> datetime | None:
+    known = [m for m in moments if m is not None]
+    return max(known) if known else None
 
 
 def import_history(survey, *, concurrency: int = DEFAULT_CONCURRENCY,

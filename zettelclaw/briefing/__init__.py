@@ -75,6 +75,7 @@ from .memory_md import (
     MissingWorkspace,
     add_markers,
     check_markers,
+    markers_problem,
     markers_state,
     remove_markers,
     splice,
@@ -89,7 +90,7 @@ __all__ = [
     "MAX_DAYS", "MAX_JUDGED", "RECENT_DAYS", "SECTIONS", "STATE_SECTION", "WRITE_TRIES",
     "Judgement", "MarkerError", "MissingWorkspace", "Options", "Pair", "Rendered", "Result",
     "Snapshot", "add_markers", "agents_with_entries", "build", "candidates", "check_markers",
-    "contradiction_request", "fit", "generated_block", "judge", "judge_new", "markers_state",
-    "name", "one_line", "parse_verdicts", "read", "remove_markers", "render", "search_hints",
-    "splice", "swap_in", "write",
+    "contradiction_request", "fit", "generated_block", "judge", "judge_new", "markers_problem",
+    "markers_state", "name", "one_line", "parse_verdicts", "read", "remove_markers", "render",
+    "search_hints", "splice", "swap_in", "write",
 ]

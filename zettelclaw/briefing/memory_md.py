@@ -103,13 +103,31 @@ def markers_state(memory: Path) -> str:
         return "broken"
 
 
+def markers_problem(memory: Path) -> str | None:
+    """Why :func:`add_markers` would refuse ``memory`` (unmatched markers, a file that cannot
+    be read or is not UTF-8/UTF-16 text, a workspace that is not a directory), or None."""
+    try:
+        _markers_to_add(memory)
+    except ZettelclawError as exc:
+        return str(exc)
+    return None
+
+
 def add_markers(memory: Path) -> None:
     """Append the two markers when absent; every existing byte stays as it is."""
     from ..fsutil import atomic_write
 
+    data = _markers_to_add(memory)
+    if data is not None:
+        atomic_write(memory, splice(data, ""), mode=None if data else 0o644)
+
+
+def _markers_to_add(memory: Path) -> bytes | None:
+    """MEMORY.md's bytes when the markers are to be added, None when they are there; raises
+    when they cannot be added."""
     state = markers_state(memory)
     if state == "ok":
-        return
+        return None
     if state == "broken":
         raise ZettelclawError(
             f"{memory} has unmatched briefing markers; keep one '{BEGIN_MARKER}' line "
@@ -117,7 +135,7 @@ def add_markers(memory: Path) -> None:
     data = _read_memory(memory)
     if not memory.parent.is_dir():
         raise MissingWorkspace(memory.parent)
-    atomic_write(memory, splice(data, ""), mode=None if data else 0o644)
+    return data
 
 
 def remove_markers(memory: Path) -> None:
@@ -177,11 +195,13 @@ def _memory_path(options: Options | None = None) -> Path:
 
 
 class MissingWorkspace(ZettelclawError):
-    """MEMORY.md's workspace does not exist: zettelclaw never creates it (it is OpenClaw's)."""
+    """MEMORY.md's workspace does not exist: zettelclaw never creates it (it is OpenClaw's,
+    made at the agent's first turn); the first brief after that writes MEMORY.md."""
 
     def __init__(self, workspace):
-        super().__init__(f"the workspace {workspace} does not exist; create it or point "
-                         "--workspace at OpenClaw's workspace")
+        super().__init__(f"the workspace {workspace} does not exist yet (OpenClaw creates it "
+                         "at the agent's first turn; the next brief writes MEMORY.md there), "
+                         "or --workspace does not point at OpenClaw's workspace")
 
 
 def _marker_error(memory: Path, exc: MarkerError) -> ZettelclawError:

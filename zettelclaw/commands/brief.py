@@ -77,14 +77,13 @@ def register(app: typer.Typer) -> None:
         for one in agents:
             options.agent, options.single = one, len(agents) == 1
             label = f"agent {one}: " if len(agents) > 1 else ""
-            if options.single:
-                _brief_one(briefing, options, dry_run=dry_run, print_=print_, label=label)
-                continue
             try:  # one agent's trouble does not cost the others their briefing
                 _brief_one(briefing, options, dry_run=dry_run, print_=print_, label=label)
-            except briefing.MissingWorkspace as exc:  # an agent OpenClaw has not set up here
+            except briefing.MissingWorkspace as exc:  # an agent OpenClaw has not set up (yet)
                 typer.echo(f"note: {label}not briefed: {exc}", err=True)
             except ZettelclawError as exc:
+                if options.single:
+                    raise
                 typer.echo(f"warning: {label}{exc}", err=True)
                 failed.append(one)
         if failed:

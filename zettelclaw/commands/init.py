@@ -51,6 +51,14 @@ def register(app: typer.Typer) -> None:
             typer.echo("No `openclaw` CLI found: config changes go straight into "
                        f"{installer_config_path()} after a backup.", err=True)
         _print_plan(report, dry_run=dry_run)
+        if report.problems:  # everything is checked before the first change, never half-way
+            from ..errors import ZettelclawError
+
+            would = "init would stop" if dry_run else "init stopped"
+            more = len(report.problems) - 1
+            raise ZettelclawError(
+                f"{would} before changing anything: {report.problems[0]}"
+                + (f" (and {count(more, 'more problem')}: see 'error' above)" if more else ""))
         history = None
         if not undo:  # recorded before the config write: its hot reload starts a sweep
             from ..history import init_line, install_moment
@@ -61,7 +69,7 @@ def register(app: typer.Typer) -> None:
                 typer.echo(history)
             return
         oc.apply(report)
-        changed = sum(1 for s in report.steps if not s.done and not s.manual)
+        changed = sum(1 for s in report.steps if s.changes)
         manual = [s for s in report.steps if s.manual]
         if undo:
             typer.echo(f"Undone ({count(changed, 'change')}). Restart the gateway: {RESTART}")
@@ -110,13 +118,10 @@ def installer_config_path() -> str:
 def _print_plan(report, *, dry_run: bool) -> None:
     if dry_run:
         typer.echo("Dry run: nothing is changed. init would:")
+    marks = {"ok": "ok", "manual": "todo", "change": "change", "later": "later",
+             "error": "error"}
     for step in report.steps:
-        if step.done:
-            mark = "ok     "
-        elif step.manual:
-            mark = "todo   "
-        else:
-            mark = "change "
-        typer.echo(f"  {mark}{step.what}")
-        if step.manual:
-            typer.echo(textwrap.indent(step.manual, " " * 9))
+        typer.echo(f"  {marks[step.status]:<7}{step.what}")
+        said = step.problem or step.manual or step.later
+        if said:
+            typer.echo(textwrap.indent(said, " " * 9))

@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         types = Table(title="By type", header_style="bold")
         types.add_column("type")
         types.add_column("entries", justify="right")
-        types.add_column("open tasks" if e["openTasks"] else "", justify="right")
+        types.add_column("open tasks", justify="right")
         for kind, n in e["byType"].items():
             types.add_row(cell(kind), str(n), str(e["openTasks"]) if kind == "task" else "")
         out.print(types)

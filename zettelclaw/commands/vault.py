@@ -16,7 +16,7 @@ VaultOption = Annotated[Optional[Path], typer.Option(
 
 
 def register(app: typer.Typer) -> None:
-    vault = typer.Typer(help="The Obsidian vault rendered from the log (design §7).",
+    vault = typer.Typer(help="The Obsidian vault rendered from the log, one per agent.",
                         no_args_is_help=True)
     app.add_typer(vault, name="vault")
 

@@ -166,14 +166,15 @@ def clear_waiting(state, session_id: str) -> None:
     clear(state, session_id)
 
 
-def record_waiting(sessions: dict[str, str | None]) -> None:
+def record_waiting(sessions: dict[str, str | None], *, ended: bool = False) -> None:
     """No model key: these sessions wait for one (state.json ``waitingForKey``); a later run
-    with a key extracts them. Best effort: the missing key is the error the caller reports."""
+    with a key extracts them. ``ended``: a hook said their conversation has ended. Best
+    effort: the missing key is the error the caller reports."""
     from ..state import mark_waiting, transaction
 
     try:
         with transaction() as state:
-            mark_waiting(state, sessions, format_ts(now()))
+            mark_waiting(state, sessions, format_ts(now()), ended=ended)
     except ZettelclawError as exc:
         print(f"zettelclaw: could not record the sessions waiting for a key: "
               f"{redact(str(exc))}", file=sys.stderr)

@@ -194,7 +194,8 @@ def failed(extractor, run: Run, exc: ZettelclawError) -> Result:
     from ..model import MissingKeyError
 
     if isinstance(exc, MissingKeyError) and not run.dry_run:
-        record_waiting({run.session_id: run.agent})
+        # a hook's run (session_end, before_reset) is told the conversation has ended
+        record_waiting({run.session_id: run.agent}, ended=_said_ended(run.reason))
     if (run.dry_run or isinstance(exc, MissingKeyError)
             or not isinstance(exc, ModelError) and not _transient(exc)):
         raise exc
@@ -211,3 +212,9 @@ def failed(extractor, run: Run, exc: ZettelclawError) -> Result:
                          "--retry-failed` tries again" if permanent else
                          "it will be retried once on the next trigger"))
     return result
+
+
+def _said_ended(reason: str | None) -> bool:
+    """Whether the run's reason is a hook's saying the conversation ended."""
+    return isinstance(reason, str) and reason.split(":", 1)[0] in ("session_end",
+                                                                   "before_reset")

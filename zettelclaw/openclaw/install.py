@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..briefing import add_markers, markers_state  # MEMORY.md's markers live with the briefing
+from ..briefing import (  # MEMORY.md's markers live with the briefing
+    add_markers,
+    markers_problem,
+    markers_state,
+)
 from ..errors import ZettelclawError
 from ..fsutil import FILE_MODE, atomic_write, ensure_private_dir
 from .approvals import exec_allowed
@@ -34,7 +38,21 @@ class InstallSteps:
         self._plan_cron(report)
         self._plan_memory_core_jobs(report)
         self._plan_exec_approval(report)
+        report.notes.append(self.memory_commands_note())
         return report
+
+    def memory_commands_note(self) -> str:
+        """What answers memory-core's `openclaw memory ...` now. 2026.9 lets the plugin take
+        that root while memory-core is off; 2026.2 keeps it as a command of its own (the
+        plugin's registration is refused), so say what replaces each one."""
+        if self.modern:
+            return ("`openclaw memory status|search|get|forget` answer from zettelclaw once the "
+                    "gateway has the plugin (`zettelclaw init --undo` gives them back to "
+                    "memory-core).")
+        return ("`openclaw memory ...` stays OpenClaw 2026.2's own command (it refuses a plugin "
+                "that takes it), and reads memory-core's index: use `openclaw zettelclaw stats` "
+                "for `memory status`, `openclaw zettelclaw search QUERY` for `memory search`, "
+                "and `openclaw zettelclaw get ID`, `openclaw zettelclaw forget ID`.")
 
     def _plan_plugin_and_settings(self, report: Report) -> None:
         if self.cli is not None and self.modern and not self.plugin_linked():
@@ -53,7 +71,8 @@ class InstallSteps:
         report.add(Step(f"log directory {directory} (0700)",
                         done=directory.is_dir() and _mode(directory) == 0o700,
                         apply=lambda: (ensure_private_dir(directory),
-                                       os.chmod(directory, 0o700))))
+                                       os.chmod(directory, 0o700)),
+                        problem=_directory_problem(directory, "the log directory")))
         for path, initial in ((paths.log_path(), ""), (paths.subjects_path(), "{}\n"),
                               (paths.state_path(), _initial_state())):
             report.add(Step(f"{path.name} in the log directory (0600)",
@@ -66,6 +85,11 @@ class InstallSteps:
             args += ["--force", "--accept-capabilities"]
         linked = self.plugin_linked()
         enabled = dig(self.config, f"plugins.entries.{PLUGIN_ID}.enabled") is True
+        if not (self.plugin_dir / "openclaw.plugin.json").is_file():
+            report.add(Step(f"install the plugin {self.plugin_dir}", problem=(
+                f"this install lacks the OpenClaw plugin ({self.plugin_dir}/openclaw.plugin.json"
+                " is missing): reinstall zettelclaw")))
+            return
         if self.cli:
             report.add(Step(f"install the plugin: openclaw {_join(args)}",
                             done=linked and enabled,
@@ -110,13 +134,27 @@ class InstallSteps:
         dest = self.skill_dest()
         source = self.skill_src
         current = source.is_file() and dest.is_file() and dest.read_bytes() == source.read_bytes()
+        missing = None if source.is_file() else (
+            f"this install lacks the skill ({source} is missing): reinstall zettelclaw")
         report.add(Step(f"skill {_tilde(dest)} (a copy of {source})", done=current,
-                        apply=lambda: _install_skill(source, dest)))
+                        apply=lambda: _install_skill(source, dest), problem=missing))
 
     def _plan_markers(self, report: Report) -> None:
+        """The markers go into MEMORY.md now when the workspace exists. OpenClaw creates the
+        workspace itself at the agent's first turn (and seeds it only when nothing is in it:
+        a MEMORY.md put there first would change what it does), so a missing one is left to
+        OpenClaw and the markers to the first `zettelclaw brief` after that turn."""
         memory = paths.memory_md_path()
-        report.add(Step(f"briefing markers in {memory}", done=markers_state(memory) == "ok",
-                        apply=lambda: add_markers(memory)))
+        what = f"briefing markers in {memory}"
+        if not os.path.lexists(memory.parent):
+            report.add(Step(what, later=(
+                f"the workspace {memory.parent} does not exist yet: OpenClaw creates it at the "
+                "agent's first turn, and the first `zettelclaw brief` after that (the nightly "
+                "job) writes MEMORY.md with the markers")))
+            return
+        problem = markers_problem(memory)
+        report.add(Step(what, done=problem is None and markers_state(memory) == "ok",
+                        apply=lambda: add_markers(memory), problem=problem))
 
     def _plan_vault(self, report: Report) -> None:
         """init --vault DIR: each agent's vault DIR/<agent> with the §7.4 folders; only the
@@ -124,7 +162,7 @@ class InstallSteps:
         if self.vault is None:
             return
         from ..vault import FOLDERS, agent_vault, ensure_folders
-        from ..vault.layout import link_workspace
+        from ..vault.layout import folders_problem, link_workspace
 
         for agent in paths.agent_ids():
             vault = agent_vault(self.vault, agent)
@@ -133,7 +171,8 @@ class InstallSteps:
                             f"02 Agent/Workspace links to {workspace})",
                             done=all((vault / name).is_dir() for name in FOLDERS),
                             apply=lambda v=vault, w=workspace: (ensure_folders(v),
-                                                                link_workspace(v, w))))
+                                                                link_workspace(v, w)),
+                            problem=folders_problem(vault)))
 
     def _plan_cron(self, report: Report) -> None:
         what = f"nightly briefing job {BRIEFING_JOB} ({self.schedule}, {self.tz()})"
@@ -209,6 +248,18 @@ class InstallSteps:
 
 def _mode(path: Path) -> int:
     return path.stat().st_mode & 0o777
+
+
+def _directory_problem(directory: Path, name: str) -> str | None:
+    """Why ``directory`` cannot be (or be made) a directory this user writes in, or None."""
+    if directory.exists() and not directory.is_dir():
+        return f"{name} {directory} is a file, not a directory: move it aside"
+    existing = directory
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if existing.is_dir() and not os.access(existing, os.W_OK | os.X_OK):
+        return f"{name} {directory} cannot be written: {existing} is not writable by this user"
+    return None
 
 
 def _initial_state() -> str:

@@ -6,22 +6,43 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ZettelclawError
+
 
 @dataclass
 class Step:
     """One thing init makes true. ``done`` when it already holds; ``manual`` when the user must
-    act (printed as a command to run)."""
+    act (printed as a command to run); ``later`` when something else does it in its own time
+    (said, nothing to do now); ``problem`` when it cannot be done as things are: init then
+    stops before it changes anything."""
 
     what: str
     done: bool = False
     manual: str | None = None
     apply: Any = None  # callable, run when not done and not a dry run
+    later: str | None = None
+    problem: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.problem:
+            return "error"
+        if self.done:
+            return "ok"
+        if self.later:
+            return "later"
+        return "manual" if self.manual else "change"
+
+    @property
+    def changes(self) -> bool:
+        """Whether applying the plan runs this step."""
+        return self.status == "change"
 
     def to_dict(self) -> dict:
-        status = "ok" if self.done else ("manual" if self.manual else "change")
-        out = {"what": self.what, "status": status}
-        if self.manual:
-            out["todo"] = self.manual
+        out = {"what": self.what, "status": self.status}
+        for key in ("manual", "later", "problem"):
+            if getattr(self, key):
+                out["todo" if key == "manual" else key] = getattr(self, key)
         return out
 
 
@@ -34,10 +55,17 @@ class Report:
         self.steps.append(step)
         return step
 
+    @property
+    def problems(self) -> list[str]:
+        """What stops the plan before it changes anything (init checks it all first)."""
+        return [step.problem for step in self.steps if step.problem]
+
 
 def apply(report: Report) -> None:
+    if report.problems:  # checked before the first change, never half-way
+        raise ZettelclawError(report.problems[0])
     for step in report.steps:
-        if not step.done and not step.manual and step.apply is not None:
+        if step.changes and step.apply is not None:
             step.apply()
 
 

@@ -31,6 +31,8 @@ class UndoSteps:
         self._plan_remove_markers(report)
         self._plan_forget_record(report)
         report.notes.append(f"The log in {paths.log_dir()} is kept: it is your memory.")
+        if self.modern:
+            report.notes.append("`openclaw memory ...` is memory-core's again.")
         from ..vault import configured_root
 
         vault = configured_root()

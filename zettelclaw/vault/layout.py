@@ -61,17 +61,30 @@ def ensure_folders(vault: Path) -> list[Path]:
     """The §7.4 folders of ``vault`` that were missing, now made (0700); a folder that is a
     symlink or a file is refused: the build never writes through a link out of the vault."""
     made = []
-    for path in (vault.parent, vault, *(vault / name for name in FOLDERS)):
-        if os.path.islink(path) and path != vault.parent:
-            raise RefusedFile(f"refused: {path} is a symlink; the vault is written only in "
-                              "its own folders (move the link aside)")
-        if path.is_dir():
-            continue
-        if path.exists():
-            raise RefusedFile(f"refused: {path} should be a folder, and a file is in the way")
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        made.append(path)
+    problem = folders_problem(vault)
+    if problem:
+        raise RefusedFile(problem)
+    for path in _folders(vault):
+        if not path.is_dir():
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            made.append(path)
     return made
+
+
+def folders_problem(vault: Path) -> str | None:
+    """Why :func:`ensure_folders` would refuse ``vault`` (a symlink or a file where one of its
+    folders goes), or None."""
+    for path in _folders(vault):
+        if os.path.islink(path) and path != vault.parent:
+            return (f"refused: {path} is a symlink; the vault is written only in its own "
+                    "folders (move the link aside)")
+        if path.exists() and not path.is_dir():
+            return f"refused: {path} should be a folder, and a file is in the way"
+    return None
+
+
+def _folders(vault: Path) -> tuple[Path, ...]:
+    return (vault.parent, vault, *(vault / name for name in FOLDERS))
 
 
 def link_workspace(vault: Path, workspace: Path) -> bool:
