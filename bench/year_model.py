@@ -10,8 +10,9 @@ each (small talk of fewer than five words gives none):
 * "decided": a decision; "need to": a task (open); "?": a question;
 * anything else: a fact, unless an entry shown says nearly the same words (then nothing).
 
-Best-matching: the most content words shared (Jaccard), at least two, among the entries of
-the request's ``<existing_entries>``, never one it was not shown. The subject is the first
+Best-matching: the most content words shared (Jaccard; "Updating" counts as "update"), at
+least two, among the entries of the request's ``<existing_entries>``, never one it was not
+shown, never a task already said done. The subject is the first
 pair of capitalised words (``Atlas Migration`` -> ``atlas-migration``). Each conversation
 ends with a handoff (not a part that is told not to write one).
 
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from year_world import content_of, subject_of  # noqa: E402
+from year_world import TASK_VERBS, content_of, subject_of  # noqa: E402
 
 from tests.fake_anthropic import FakeAnthropic, Reply  # noqa: E402
 
@@ -48,10 +49,12 @@ MIN_SHARED = 2  # content words a follow-up must share with the entry it closes
 
 _WORD = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"\d+")
+# a model knows "Updating the ..." is about "update the ...": the gerunds as their verbs
+_VERB_OF = {gerund.split()[0].lower(): verb.split()[0] for verb, gerund in TASK_VERBS}
 
 
 def words(text: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOP)
+    return frozenset(_VERB_OF.get(w, w) for w in _WORD.findall(text.lower()) if w not in STOP)
 
 
 def similarity(a: frozenset, b: frozenset) -> float:
@@ -167,9 +170,11 @@ def _best(content: str, shown: list[dict], types: tuple[str, ...]) -> str | None
     mine = words(content)
     best, best_score = None, 0.0
     for entry in shown:
-        if entry.get("type") not in types or entry.get("status") == "done":
-            continue
-        theirs = words(str(entry.get("content", "")))
+        said = str(entry.get("content", ""))
+        if entry.get("type") not in types or entry.get("status") == "done" \
+                or said.endswith(" is done."):
+            continue  # a task already said done is not closed again
+        theirs = words(said)
         if len(mine & theirs) < MIN_SHARED:
             continue
         score = similarity(mine, theirs)

@@ -46,6 +46,8 @@ SHOWN = [
      "content": "We need to rotate the backup scripts for Atlas Migration."},
     {"id": "task-login", "type": "task",
      "content": "We need to test the login page for Atlas Migration."},
+    {"id": "task-login-done", "type": "task",  # another task on it, already closed
+     "content": "Updating the login page for Atlas Migration is done."},
     {"id": "fact-port", "type": "fact",
      "content": "The primary rate limit for Atlas Migration is 900 requests per minute."},
     {"id": "pref-mode", "type": "fact", "content": "I prefer dark mode in every editor."},
