@@ -244,7 +244,6 @@ class _Builder:
         self.statements: list[Statement] = []
         self.subjects: dict[str, str] = {}
         self.used: set[tuple] = set()  # (subject, thing) already said, to keep them distinct
-        self.values: dict[str, str] = {}  # key -> its value as last said
         self.due: dict[int, list[Statement]] = {}  # day -> follow-ups said that day
 
     # -- subjects
@@ -291,42 +290,51 @@ class _Builder:
         low, high = self.rng.choices(LAG_BUCKETS, weights=(4, 3, 3))[0]
         return self.rng.randint(low, high)
 
+    def unused(self, draw) -> tuple | None:
+        """``draw()`` -> (key, parts...) until its key was never said (20 tries), the key then
+        taken; None when the subject has run out of them."""
+        for _ in range(20):
+            key, *parts = draw()
+            if key not in self.used:
+                self.used.add(key)
+                return key, *parts
+        return None
+
     def fact(self, day: int, slug: str) -> Statement | None:
         rng = self.rng
-        for _ in range(20):
-            qualifier = rng.choice(QUALIFIERS)
-            thing, unit, low, high = rng.choice(MEASURES)
-            key = f"{slug}|{qualifier} {thing}"
-            if key not in self.used:
-                break
-        else:
+
+        def draw():
+            qualifier, measure = rng.choice(QUALIFIERS), rng.choice(MEASURES)
+            return f"{slug}|{qualifier} {measure[0]}", qualifier, *measure
+
+        found = self.unused(draw)
+        if found is None:
             return None
-        self.used.add(key)
+        key, qualifier, thing, unit, low, high = found
         value = str(rng.randint(low, high))
         display = self.subjects[slug]
         template = f"The {qualifier} {thing} for {display} is {{}} {unit}."
         said = self.add(day, "fact", template.format(value), subject=slug, key=key, value=value)
-        self.values[key] = value
         if rng.random() < 0.12:
             new = value
             while new == value:
                 new = str(rng.randint(low, high))
-            self.schedule(said, "correction", "Actually, " + template.format(new)[0].lower()
-                          + template.format(new)[1:], self.lag(), subject=slug, key=key,
-                          value=new)
+            corrected = template.format(new)
+            self.schedule(said, "correction", f"Actually, {corrected[0].lower()}{corrected[1:]}",
+                          self.lag(), subject=slug, key=key, value=new)
         return said
 
     def task(self, day: int, slug: str) -> Statement | None:
         rng = self.rng
-        for _ in range(20):
-            verb, gerund = rng.choice(TASK_VERBS)
-            thing = rng.choice(OBJECTS)
-            key = f"{slug}|{verb} {thing}"
-            if key not in self.used:
-                break
-        else:
+
+        def draw():
+            (verb, gerund), thing = rng.choice(TASK_VERBS), rng.choice(OBJECTS)
+            return f"{slug}|{verb} {thing}", verb, gerund, thing
+
+        found = self.unused(draw)
+        if found is None:
             return None
-        self.used.add(key)
+        key, verb, gerund, thing = found
         display = self.subjects[slug]
         said = self.add(day, "task", f"We need to {verb} the {thing} for {display}.",
                         subject=slug, key=key, value="open")
@@ -337,15 +345,15 @@ class _Builder:
 
     def question(self, day: int, slug: str) -> Statement | None:
         rng = self.rng
-        for _ in range(20):
-            choice = rng.choice(list(CHOICES))
-            thing = rng.choice(OBJECTS)
-            key = f"{slug}|{choice} for the {thing}"
-            if key not in self.used:
-                break
-        else:
+
+        def draw():
+            choice, thing = rng.choice(list(CHOICES)), rng.choice(OBJECTS)
+            return f"{slug}|{choice} for the {thing}", choice, thing
+
+        found = self.unused(draw)
+        if found is None:
             return None
-        self.used.add(key)
+        key, choice, thing = found
         display = self.subjects[slug]
         said = self.add(day, "question",
                         f"Which {choice} should the {thing} for {display} use?",
@@ -417,7 +425,6 @@ def build(seed: int = 7) -> Year:
         for follow in b.due.pop(day, []):
             follow.n = len(b.statements)
             b.statements.append(follow)
-            b.values[follow.key] = follow.value
             owed.append(follow)
         for p, variant in preferences.get(day, []):
             owed.append(b.add(day, "preference", PREFERENCES[p][variant], key=f"preference {p}",
