@@ -2,7 +2,7 @@
 
 The synthetic year of ``bench/year_world.py`` (3-5 conversations a day, ~40 recurring subjects
 and a long tail, follow-ups 1-150 days later, 12 preferences restated in other words, a VPN
-port changed after 90 days) is written day by day as OpenClaw 2026.2 transcripts (one JSONL
+port changed after 85 days) is written day by day as OpenClaw 2026.2 transcripts (one JSONL
 file per conversation, rotated ``.reset.<time>`` by the next ``/new``, file times set to the
 simulated clock). Each night, on that clock (``ZETTELCLAW_NOW``), the installed ``zettelclaw``
 runs ``sweep -j 1``, ``brief`` and ``vault build`` as subprocesses against the rule-based model

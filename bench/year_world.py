@@ -9,7 +9,7 @@ exchanges (a user message, an assistant reply). A user message says one thing:
   decision (``We decided to ...``), a question (``Which ... ?``), or small talk;
 * **follow-ups** of an earlier statement, 1-150 days later: a task said done (``Updating the
   ... is done.``), a question answered (``We went with ...``), a fact corrected (``Actually,
-  the ... is 50 minutes.``); one planted change: the VPN port of Office Network, corrected 90
+  the ... is 50 minutes.``); one planted change: the VPN port of Office Network, corrected 85
   days after it was first said;
 * **preferences**: 12 of them, each said first and then restated (125 restatements in a
   year), in other words or, now and then, in the same words.
@@ -33,7 +33,7 @@ from datetime import datetime, timedelta, timezone
 YEAR = 365
 START = datetime(2026, 1, 5, tzinfo=timezone.utc)  # day 1 (a Monday)
 LAG_BUCKETS = ((1, 6), (7, 30), (31, 150))  # days between a statement and its follow-up
-VPN_CHANGE_LAG = 90
+VPN_SAID, VPN_CHANGE_LAG = 2, 85  # said on day 2, changed on day 87: within a 90-day run
 
 # -- words --------------------------------------------------------------------------------------
 
@@ -429,7 +429,7 @@ def build(seed: int = 7) -> Year:
         for p, variant in preferences.get(day, []):
             owed.append(b.add(day, "preference", PREFERENCES[p][variant], key=f"preference {p}",
                               value="-"))
-        if day == 20:  # the planted fact: the VPN port, changed 90 days later
+        if day == VPN_SAID:  # the planted fact: the VPN port, changed ~90 days later
             owed.append(b.add(day, "fact", "The VPN port for Office Network is 51820.",
                               subject="office-network", key="office-network|VPN port",
                               value="51820"))

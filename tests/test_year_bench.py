@@ -37,7 +37,7 @@ def test_the_synthetic_year_is_the_same_for_the_same_seed_and_holds_what_the_iss
                 if s.kind == follow_up} == {target}
 
     first, change = year.vpn
-    assert year.statements[change].day - year.statements[first].day == 90
+    assert year.statements[change].day - year.statements[first].day == 85  # ~90, in 90 days
     assert year.statements[change].text == "Actually, the VPN port for Office Network is 51900."
 
 
