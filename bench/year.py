@@ -152,7 +152,6 @@ class Run:
         self.live: Path | None = None  # the key's current transcript, rotated by the next /new
         self.entry_of: dict[int, str | None] = {}  # statement n -> its entry id
         self.key_of: dict[str, tuple] = {}  # entry id -> (key, value) of its statement
-        self.follow_of = {s.target: s for s in year.statements if s.follow_up}
         self.follow_ups: list[dict] = []
         self.nights: list[dict] = []
         self.checkpoints: dict[int, dict] = {}
