@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -35,6 +37,36 @@ def best(cmd, *, repeat: int, env: dict, shell: bool = False) -> float:
                        stderr=subprocess.DEVNULL)
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def in_turns(argvs: dict[str, list[str]], env: dict, repeat: int, *, pick=min,
+             before: dict[str, list[str]] | None = None) -> dict[str, tuple]:
+    """Each command of ``argvs`` run once per round, ``repeat`` rounds (so a busy moment of the
+    machine falls on all of them alike): per name, the wall time and the CPU time (user +
+    system, of the process and its children) that ``pick`` makes of the rounds (``min``: the
+    best; ``statistics.median``), and the output of the last run. ``before``: a command run
+    untimed ahead of the one of the same name in every round (a write before a build)."""
+    walls: dict[str, list[float]] = {name: [] for name in argvs}
+    cpus: dict[str, list[float]] = {name: [] for name in argvs}
+    out: dict[str, bytes] = {}
+    for _ in range(repeat):
+        for name, argv in argvs.items():
+            if before and name in before:
+                subprocess.run(before[name], env=env, check=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            start_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(argv, env=env, check=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+            walls[name].append(time.perf_counter() - start)
+            end_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name].append(end_cpu.ru_utime - start_cpu.ru_utime
+                              + end_cpu.ru_stime - start_cpu.ru_stime)
+            out[name] = done.stdout
+    return {name: (pick(walls[name]), pick(cpus[name]), out[name]) for name in argvs}
+
+
+median = statistics.median
 
 
 def size_and_repeat(doc: str, argv: list[str] | None, *, repeat: int):

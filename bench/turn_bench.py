@@ -18,41 +18,20 @@ must be silent), or the row says so.
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 import synth  # noqa: E402
-from common import size_and_repeat, tool  # noqa: E402
+from common import in_turns, size_and_repeat, tool  # noqa: E402
 
 TARGET = 3.0
 SMALL = 200
-
-
-def in_turns(argvs: dict[str, list[str]], env: dict, repeat: int) -> dict[str, tuple]:
-    """Each command of ``argvs`` run once per round, ``repeat`` rounds (so a busy moment of the
-    machine falls on all of them alike): per name, the best wall time, the best CPU time
-    (user + system, of the process and its children) and the output of the last run."""
-    best = {name: [float("inf"), float("inf"), b""] for name in argvs}
-    for _ in range(repeat):
-        for name, argv in argvs.items():
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            done = subprocess.run(argv, env=env, check=True, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
-            wall = time.perf_counter() - start
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-            mine = best[name]
-            mine[0], mine[1], mine[2] = min(mine[0], wall), min(mine[1], cpu), done.stdout
-    return {name: tuple(found) for name, found in best.items()}
 
 
 def row(name: str, ours: tuple, ref: tuple, output: str) -> dict:

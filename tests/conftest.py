@@ -60,7 +60,8 @@ def zc_env(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(state / "openclaw.json"))
     monkeypatch.setenv("OPENCLAW_WORKSPACE_DIR", str(workspace))
     monkeypatch.setenv("ZETTELCLAW_HOME", str(state / "zettelclaw"))
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN",
+                "ZETTELCLAW_NOW"):
         monkeypatch.delenv(var, raising=False)
     return {"home": home, "state": state, "workspace": workspace,
             "log_dir": state / "zettelclaw"}

@@ -1,4 +1,12 @@
-"""Time as the log writes it: UTC ISO 8601 with a ``Z``, second precision."""
+"""Time as the log writes it: UTC ISO 8601 with a ``Z``, second precision.
+
+:func:`now` is the one source of "now" for every command (extraction's settle time and
+bookkeeping, state pruning, ``--since 7d``, the briefing's windows, the vault's days).
+``ZETTELCLAW_NOW`` (an ISO time; naive means UTC) fixes it: a seam for tests and for the year
+benchmark (``bench/year.py``), which runs the real CLI night after night on a simulated clock.
+Only an OAuth token's expiry (:mod:`zettelclaw.credentials`) keeps the wall clock: that
+token lives in the real world.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +16,23 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 
+NOW_ENV = "ZETTELCLAW_NOW"
+
+
 def now() -> datetime:
+    """The current moment (UTC), or ``ZETTELCLAW_NOW``'s when it is set; a value that is not
+    an ISO time is an error, never a silent fall back to the wall clock."""
+    import os
     from datetime import datetime, timezone
 
+    fixed = os.environ.get(NOW_ENV)
+    if fixed:
+        moment = parse_ts(fixed.strip())
+        if moment is None:
+            from .errors import UsageError
+
+            raise UsageError(f"{NOW_ENV}={fixed!r} is not an ISO time (2026-02-20T09:00:00Z)")
+        return moment
     return datetime.now(timezone.utc)
 
 

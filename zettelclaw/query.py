@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from . import clock
 from .clock import is_plain, parse_ts, sort_key
 from .errors import UsageError
 
@@ -30,7 +31,7 @@ def parse_when(text: str, *, end_of_day: bool = False, now: datetime | None = No
 
 
 def _parse_when(text: str, *, end_of_day: bool = False, now: datetime | None = None) -> datetime:
-    now = now or datetime.now(timezone.utc)
+    now = now or clock.now()
     value = text.strip()
     match = _RELATIVE.match(value)
     if match:

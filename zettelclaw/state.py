@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import paths
+from .clock import now as clock_now
 from .clock import parse_ts
 from .errors import ZettelclawError
 from .fsutil import atomic_write, dir_lock, read_bytes
@@ -73,7 +74,7 @@ class State(BaseModel):
 
     def prune(self, now: datetime | None = None, days: int = PRUNE_AFTER_DAYS) -> int:
         """Drop session records older than ``days``; returns how many went."""
-        cutoff = (now or datetime.now(timezone.utc)) - timedelta(days=days)
+        cutoff = (now or clock_now()) - timedelta(days=days)
         removed = 0
         for table in (self.extractedSessions, self.failedSessions):
             for key in [k for k, v in table.items() if _older(v.get("at"), cutoff)]:
