@@ -13,7 +13,7 @@ from .contradictions import (
     _remembered,
     judge_new,
 )
-from .layout import Rendered, render, search_hints
+from .layout import Rendered, quiet_line, render, search_hints
 from .memory_md import _memory_path, _read_memory, check_markers, splice, swap_in
 from .options import Options
 from .sections import read
@@ -69,7 +69,8 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     elif options.use_model and len(flags) < MAX_CONTRADICTIONS:
         judgement = judge_new(snapshot, options, set(records), flags)
     snapshot.sections["contradictions"] = [p.line() for p in flags]
-    rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot))
+    rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot),
+                      quiet_line(snapshot.quiet, options.quiet_after))
     after = splice(before, rendered.block)
     return Result(rendered.block, memory, before, after, rendered, notes, judgement.warnings,
                   judgement.judged, judgement.flagged, snapshot.replaced, judgement.usage)
