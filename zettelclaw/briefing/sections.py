@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..clock import format_ts, is_plain, parse_ts, sort_key
+from ..review import SESSION as REVIEW_SESSION
 from .options import Options
 
 TYPE_CHECKING = False
@@ -135,12 +136,14 @@ class _Tally:
         subject = self._subject(entry)
         kind = entry["type"]
         current = entry["id"] not in self.replaced
-        if subject and ts is not None and ts > self.last_seen.get(subject, ""):
-            self.last_seen[subject] = ts
+        # what `zettelclaw review` writes (closes, undos) is bookkeeping, not activity
+        busy = subject if entry.get("session") != REVIEW_SESSION else None
+        if busy and ts is not None and ts > self.last_seen.get(busy, ""):
+            self.last_seen[busy] = ts
         if ts is None or ts < self.window_key:  # most of the log: cheap
-            self._add_old(pos, entry, ts, subject, kind, current)
+            self._add_old(pos, entry, ts, subject, kind, current, busy)
         else:
-            self._add_recent(pos, entry, ts, subject, kind, current)
+            self._add_recent(pos, entry, ts, subject, kind, current, busy)
 
     def _subject(self, entry: dict):
         """The entry's subject; a replacement without one inherits the replaced entry's."""
@@ -155,9 +158,9 @@ class _Tally:
         return subject
 
     def _add_old(self, pos: int, entry: dict, ts: str | None, subject, kind: str,
-                 current: bool) -> None:
+                 current: bool, busy) -> None:
         """An entry older than every window: a silence's start, or an open loop."""
-        if subject and ts is not None and ts > self.before_recent.get(subject, ""):
+        if busy and ts is not None and ts > self.before_recent.get(subject, ""):
             self.before_recent[subject] = ts
         if not current:
             return
@@ -171,9 +174,9 @@ class _Tally:
             self.facts.setdefault(subject, []).append((ts, entry))
 
     def _add_recent(self, pos: int, entry: dict, ts: str, subject, kind: str,
-                    current: bool) -> None:
+                    current: bool, busy) -> None:
         """An entry inside a window: activity, and (when current) what the sections show."""
-        if subject:
+        if busy:
             if ts >= self.active_key:
                 self.active_count[subject] = self.active_count.get(subject, 0) + 1
                 if ts > self.active_last.get(subject, ""):
@@ -186,7 +189,7 @@ class _Tally:
         if not current:
             return
         order = (ts, pos)
-        if subject and ts >= self.active_key and order >= self.latest.get(subject, ("", -1)):
+        if busy and ts >= self.active_key and order >= self.latest.get(subject, ("", -1)):
             self.latest[subject] = order
         if kind == "task":
             if entry.get("status") == "open":
