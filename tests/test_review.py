@@ -141,3 +141,15 @@ def test_walk_asks_about_each_loop_and_writes_what_was_chosen(cli, loops_log, mo
     assert current(cli, "gardenTask01")["detail"].startswith("Dropped")
     assert [r["id"] for r in cli.lines("review", "--json")] == ["tlsTask00001",
                                                                 "canaryQuest1"]
+
+
+def test_the_agents_tool_closes_in_its_own_memory_with_the_same_command(cli, loops_log):
+    # memory_close runs exactly this (hooks/openclaw-plugin/lib/tools.js closeArgs)
+    written = cli.lines("review", "--agent", "main", "close", "--json", "--yes", "--",
+                        "tlsTask00001")
+
+    assert [(w["type"], w["status"], w["replaces"], w["session"]) for w in written] == [
+        ("task", "done", "tlsTask00001", "review")]
+    reopened = cli.lines("review", "--agent", "main", "undo", "--json", "--yes", "--",
+                         written[0]["id"])
+    assert [(r["status"], r["replaces"]) for r in reopened] == [("open", written[0]["id"])]

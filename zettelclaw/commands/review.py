@@ -23,7 +23,8 @@ IdsArgument = Annotated[Optional[list[str]], typer.Argument(
     metavar="[ID]...", help="The loops (any version of a corrected one names it).",
     show_default=False)]
 AllOption = Annotated[bool, typer.Option(
-    "--all", help="Every open loop the filters (--quiet, --type, --subject) list.")]
+    "--all", help="Every open loop `zettelclaw review` lists with the same filters (given "
+                  "before the subcommand).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -78,7 +79,8 @@ def register(app: typer.Typer) -> None:
               as_json: JsonOption = False) -> None:
         """Close open loops: a task becomes done, a question a fact that settles it
         ("Settled: ..." or --answer). Each is a correction appended to the log; `review undo
-        ID...` opens them again. Filters go before the word: `review --quiet close --all`.
+        ID...` opens them again. Filters go before the word:
+        `zettelclaw review --quiet close --all`.
         """
         act(ctx, "close", ids, every, answer, dry_run, yes, as_json)
 
@@ -104,7 +106,7 @@ def register(app: typer.Typer) -> None:
     def walk(ctx: typer.Context) -> None:
         """Ask about each open loop in turn, oldest first (on a terminal): keep, close, drop,
         or stop; what you chose is written in one go at the end, with the line that undoes
-        it. Filters go before the word: `review --quiet walk`."""
+        it. Filters go before the word: `zettelclaw review --quiet walk`."""
         from ..errors import UsageError
         from .subjects import _on_terminal
 

@@ -11,7 +11,7 @@ import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
 import { failureMessage, runCommand } from "./run.js";
 
-export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget"];
+export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget", "memory_close"];
 export const ENTRY_TYPES = ["task", "fact", "decision", "question", "handoff"];
 const DEFAULT_MAX_RESULTS = 10;
 const MAX_RESULTS_LIMIT = 50;
@@ -128,6 +128,44 @@ const FORGET_DESCRIPTION = [
   "confirmed. The user can undo it at a terminal (`zettelclaw forget --undo ID`).",
 ].join(" ");
 
+export const CLOSE_ACTIONS = ["close", "drop", "reopen"];
+
+export const CLOSE_PARAMETERS = {
+  type: "object",
+  additionalProperties: false,
+  required: ["ids"],
+  properties: {
+    ids: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_FORGET_IDS,
+      items: { type: "string", pattern: "^[A-Za-z0-9_-]{12}$" },
+      description: "Ids of open tasks or questions (for reopen: of the closes this tool "
+        + "returned), as memory_search returned them.",
+    },
+    action: {
+      type: "string",
+      enum: CLOSE_ACTIONS,
+      description: "close: done / answered (default); drop: no longer wanted, not done; "
+        + "reopen: undo an earlier close or drop.",
+    },
+    answer: {
+      type: "string",
+      minLength: 1,
+      description: "With close and exactly one question: its answer, stored as the fact "
+        + "that replaces it.",
+    },
+  },
+};
+
+const CLOSE_DESCRIPTION = [
+  "Close open tasks and questions in your memory log (mark done, answered, dropped, clear old",
+  "to-dos), by id: each becomes a correction (a task done, a question a fact that settles it),",
+  "so the briefing's Pending and Open Questions stop listing it. Only when the user says so,",
+  "after you showed them the loops (memory_search type=task status=open, or type=question) and",
+  "they confirmed. action reopen undoes a close.",
+].join(" ");
+
 const GET_DESCRIPTION = [
   "Read one thing from memory: a log entry by its id (with replacedBy when it was corrected),",
   "the conversation an entry came from (path: the entry id, transcript: true), every",
@@ -197,6 +235,32 @@ export function forgetArgs(params = {}, agent) {
   if (bad) throw new Error(`memory_forget: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
   const args = ["forget", "--json", "--yes"];
   if (agent) args.push("--agent", agent);
+  args.push("--", ...ids);
+  return args;
+}
+
+/** The argv of `zettelclaw review close|drop|undo` for the tool's parameters: this agent's own
+ * memory only, without a question (`--yes`). */
+export function closeArgs(params = {}, agent) {
+  const ids = Array.isArray(params.ids) ? params.ids.map(text).filter(Boolean) : [];
+  if (!ids.length) throw new Error("memory_close needs ids: the tasks or questions to close");
+  if (ids.length > MAX_FORGET_IDS) {
+    throw new Error(`memory_close: ${ids.length} ids: at most ${MAX_FORGET_IDS} at a time`);
+  }
+  const bad = ids.find((id) => !/^[A-Za-z0-9_-]{12}$/.test(id));
+  if (bad) throw new Error(`memory_close: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
+  const action = text(params.action) || "close";
+  if (!CLOSE_ACTIONS.includes(action)) {
+    throw new Error(`memory_close: action ${JSON.stringify(action)}: use ${CLOSE_ACTIONS.join(", ")}`);
+  }
+  const args = ["review"];
+  if (agent) args.push("--agent", agent);
+  args.push(action === "reopen" ? "undo" : action, "--json", "--yes");
+  const answer = text(params.answer);
+  if (answer) {
+    if (action !== "close") throw new Error("memory_close: an answer goes with action close");
+    args.push("--answer", answer);
+  }
   args.push("--", ...ids);
   return args;
 }
@@ -379,5 +443,33 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     },
   };
 
-  return [memorySearch, memoryGet, memoryForget];
+  const memoryClose = {
+    name: "memory_close",
+    label: "Memory Close",
+    description: CLOSE_DESCRIPTION,
+    parameters: CLOSE_PARAMETERS,
+    async execute(toolCallId, params = {}, signal) {
+      const settings = getSettings();
+      const own = agentIdFor(ctx, ctx.sessionKey);
+      const args = closeArgs(params, agentArg({}, own)); // never a shared agent's memory
+      const result = await runCommand(settings, args, {
+        timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
+      });
+      if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw review"));
+      const written = parseJsonLines(result.stdout);
+      const details = {
+        written: written.map((e) => ({
+          id: e.id, type: e.type, content: e.content, status: e.status, replaces: e.replaces,
+        })),
+        count: written.length,
+      };
+      if (!written.length) {
+        details.note = "Nothing was written: " + (text(result.stderr).split("\n")[0]
+          || "these are not open tasks or questions.");
+      }
+      return toolResult(details);
+    },
+  };
+
+  return [memorySearch, memoryGet, memoryForget, memoryClose];
 }
