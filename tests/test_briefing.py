@@ -380,6 +380,22 @@ def test_a_pair_judged_consistent_is_not_asked_again(cli, fake_anthropic, log_di
     assert state(log_dir)["contradictions"]["oLdRetries01>nEwRetries01"]["conflict"] is False
 
 
+def test_judged_pairs_are_forgotten_once_no_night_can_ask_about_them_again(
+        cli, fake_anthropic, log_dir, memory):
+    vpn_then = entry("fact", "The VPN listens on port 1194", "2026-01-10", "vpn", session="v1")
+    vpn_now = entry("fact", "The VPN listens on port 443 now", "2026-03-14", "vpn", session="v2")
+    write_log(log_dir, [*EXAMPLE_LINES, vpn_then, vpn_now])
+    fake_anthropic.reply("1: no")
+    brief(cli)
+    assert list(state(log_dir)["contradictions"]) == ["oLdRetries01>nEwRetries01"]
+
+    fake_anthropic.reply("1: no")
+    brief(cli, night="2026-03-15T03:00:00Z")  # the retries pair left the 14-day window
+
+    assert list(state(log_dir)["contradictions"]) == [f"{vpn_then['id']}>{vpn_now['id']}"]
+    assert len(fake_anthropic.message_requests) == 2
+
+
 def test_at_most_three_flags_a_night_and_the_rest_wait(cli, fake_anthropic, log_dir, memory):
     lines = []
     for n in range(5):
