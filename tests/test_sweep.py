@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import write_log
 from tests.fake_anthropic import Reply
+from tests.hotpath import heavy_imports
 from tests.openclaw_home import OpenClawHome
 
 START = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
@@ -264,3 +265,13 @@ def test_a_year_of_sessions_leaves_state_small_and_a_quiet_night_reads_nothing(
     assert night.stdout.startswith("Sweep: 1 session extracted, 365 skipped")
     assert transcripts_read == [tonight]
     assert len(fake_anthropic.message_requests) == 1
+
+
+def test_a_sweep_with_nothing_new_costs_a_start_up(cli, openclaw, fake_anthropic, log_dir):
+    cli("sweep")
+    before = (log_dir / "state.json").read_bytes()
+
+    imported = heavy_imports(["sweep"], "Sweep: 0 sessions extracted, 5 skipped")
+
+    assert "anthropic" not in imported  # no model client made for nothing to extract
+    assert (log_dir / "state.json").read_bytes() == before

@@ -261,13 +261,6 @@ def preview(candidate: Candidate) -> Result:
                   segments=len(segments))
 
 
-def _warm_up(extractor: Extractor) -> None:
-    try:
-        extractor.client  # noqa: B018
-    except Exception:  # a missing key is reported by the main thread
-        pass
-
-
 def sweep(*, agent: str | None = None, since: datetime | None = None,
           concurrency: int = DEFAULT_CONCURRENCY, retry_failed: bool = False,
           dry_run: bool = False, extractor: Extractor | None = None,
@@ -277,14 +270,11 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     conversations quiet since before it are extracted without waiting to settle."""
     check_where(agent)
     extractor = extractor or Extractor()
-    warm = _start_warm_up(extractor, dry_run)
     seen: dict[str, list] = {}
     candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed, seen=seen)
     summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run)
-    if warm is not None:
-        warm.join()
     whole = since is None and not dry_run  # only a look at every session proves them done
-    if not candidates:
+    if not candidates:  # nothing new: no model client made, no SDK imported
         if whole:
             _advance(seen)
         return summary
@@ -347,16 +337,6 @@ def import_history(survey, *, concurrency: int = DEFAULT_CONCURRENCY,
     return _run(summary, candidates, work, extractor=extractor, concurrency=concurrency,
                 on_result=on_result, progress=progress, total=survey.conversations,
                 label="importing", per_segment=True)
-
-
-def _start_warm_up(extractor: Extractor, dry_run: bool):
-    if dry_run:
-        return None
-    import threading  # importing the SDK takes a second or more: overlap it with the planning
-
-    warm = threading.Thread(target=_warm_up, args=(extractor,), daemon=True)
-    warm.start()
-    return warm
 
 
 def _run(summary: Summary, candidates: list[Candidate], work, *, extractor: Extractor,
