@@ -105,19 +105,24 @@ const SEARCH_DESCRIPTION = [
 
 export const MAX_FORGET_IDS = 50;
 
+/** The schema of a tool's `ids`: 1 to MAX_FORGET_IDS entry ids, described as ``description``. */
+function idsParameter(description) {
+  return {
+    type: "array",
+    minItems: 1,
+    maxItems: MAX_FORGET_IDS,
+    items: { type: "string", pattern: "^[A-Za-z0-9_-]{12}$" },
+    description,
+  };
+}
+
 export const FORGET_PARAMETERS = {
   type: "object",
   additionalProperties: false,
   required: ["ids"],
   properties: {
-    ids: {
-      type: "array",
-      minItems: 1,
-      maxItems: MAX_FORGET_IDS,
-      items: { type: "string", pattern: "^[A-Za-z0-9_-]{12}$" },
-      description: "Ids of the log entries to forget (12 characters each), as memory_search or "
-        + "memory_get returned them.",
-    },
+    ids: idsParameter("Ids of the log entries to forget (12 characters each), as memory_search "
+      + "or memory_get returned them."),
   },
 };
 
@@ -135,14 +140,8 @@ export const CLOSE_PARAMETERS = {
   additionalProperties: false,
   required: ["ids"],
   properties: {
-    ids: {
-      type: "array",
-      minItems: 1,
-      maxItems: MAX_FORGET_IDS,
-      items: { type: "string", pattern: "^[A-Za-z0-9_-]{12}$" },
-      description: "Ids of open tasks or questions (for reopen: of the closes this tool "
-        + "returned), as memory_search returned them.",
-    },
+    ids: idsParameter("Ids of open tasks or questions (for reopen: of the closes this tool "
+      + "returned), as memory_search returned them."),
     action: {
       type: "string",
       enum: CLOSE_ACTIONS,
@@ -223,16 +222,23 @@ export function getArgs(params = {}, agent) {
   return args;
 }
 
+/** The entry ids a tool was given, checked before anything runs: 1 to MAX_FORGET_IDS ids of
+ * 12 characters. */
+function entryIds(params, tool, what) {
+  const ids = Array.isArray(params.ids) ? params.ids.map(text).filter(Boolean) : [];
+  if (!ids.length) throw new Error(`${tool} needs ids: ${what}`);
+  if (ids.length > MAX_FORGET_IDS) {
+    throw new Error(`${tool}: ${ids.length} ids: at most ${MAX_FORGET_IDS} at a time`);
+  }
+  const bad = ids.find((id) => !/^[A-Za-z0-9_-]{12}$/.test(id));
+  if (bad) throw new Error(`${tool}: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
+  return ids;
+}
+
 /** The argv of `zettelclaw forget` for the tool's parameters: this agent's own memory only
  * (`agent`: its id, never the agents shared with it), without a question (`--yes`). */
 export function forgetArgs(params = {}, agent) {
-  const ids = Array.isArray(params.ids) ? params.ids.map(text).filter(Boolean) : [];
-  if (!ids.length) throw new Error("memory_forget needs ids: the entries to forget");
-  if (ids.length > MAX_FORGET_IDS) {
-    throw new Error(`memory_forget: ${ids.length} ids: at most ${MAX_FORGET_IDS} at a time`);
-  }
-  const bad = ids.find((id) => !/^[A-Za-z0-9_-]{12}$/.test(id));
-  if (bad) throw new Error(`memory_forget: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
+  const ids = entryIds(params, "memory_forget", "the entries to forget");
   const args = ["forget", "--json", "--yes"];
   if (agent) args.push("--agent", agent);
   args.push("--", ...ids);
@@ -242,13 +248,7 @@ export function forgetArgs(params = {}, agent) {
 /** The argv of `zettelclaw review close|drop|undo` for the tool's parameters: this agent's own
  * memory only, without a question (`--yes`). */
 export function closeArgs(params = {}, agent) {
-  const ids = Array.isArray(params.ids) ? params.ids.map(text).filter(Boolean) : [];
-  if (!ids.length) throw new Error("memory_close needs ids: the tasks or questions to close");
-  if (ids.length > MAX_FORGET_IDS) {
-    throw new Error(`memory_close: ${ids.length} ids: at most ${MAX_FORGET_IDS} at a time`);
-  }
-  const bad = ids.find((id) => !/^[A-Za-z0-9_-]{12}$/.test(id));
-  if (bad) throw new Error(`memory_close: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
+  const ids = entryIds(params, "memory_close", "the tasks or questions to close");
   const action = text(params.action) || "close";
   if (!CLOSE_ACTIONS.includes(action)) {
     throw new Error(`memory_close: action ${JSON.stringify(action)}: use ${CLOSE_ACTIONS.join(", ")}`);
@@ -420,20 +420,26 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     },
   };
 
+  /** `zettelclaw ARGS` (``makeArgs(params, agent)``) in the calling agent's own memory, never
+   * a shared agent's: what it printed (JSON Lines), or its error thrown. */
+  async function inOwnMemory(makeArgs, params, signal, command) {
+    const settings = getSettings();
+    const args = makeArgs(params, agentArg({}, agentIdFor(ctx, ctx.sessionKey)));
+    const result = await runCommand(settings, args, {
+      timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
+    });
+    if (result.code !== 0) throw new Error(failureMessage(result, command));
+    return { values: parseJsonLines(result.stdout), stderr: result.stderr };
+  }
+
   const memoryForget = {
     name: "memory_forget",
     label: "Memory Forget",
     description: FORGET_DESCRIPTION,
     parameters: FORGET_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
-      const settings = getSettings();
-      const own = agentIdFor(ctx, ctx.sessionKey);
-      const args = forgetArgs(params, agentArg({}, own)); // never a shared agent's memory
-      const result = await runCommand(settings, args, {
-        timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
-      });
-      if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw forget"));
-      const forgotten = parseJsonLines(result.stdout);
+      const { values: forgotten } = await inOwnMemory(forgetArgs, params, signal,
+        "zettelclaw forget");
       const details = {
         forgotten: forgotten.map((e) => ({ id: e.id, type: e.type, content: e.content })),
         count: forgotten.length,
@@ -449,14 +455,8 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     description: CLOSE_DESCRIPTION,
     parameters: CLOSE_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
-      const settings = getSettings();
-      const own = agentIdFor(ctx, ctx.sessionKey);
-      const args = closeArgs(params, agentArg({}, own)); // never a shared agent's memory
-      const result = await runCommand(settings, args, {
-        timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
-      });
-      if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw review"));
-      const written = parseJsonLines(result.stdout);
+      const { values: written, stderr } = await inOwnMemory(closeArgs, params, signal,
+        "zettelclaw review");
       const details = {
         written: written.map((e) => ({
           id: e.id, type: e.type, content: e.content, status: e.status, replaces: e.replaces,
@@ -464,7 +464,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
         count: written.length,
       };
       if (!written.length) {
-        details.note = "Nothing was written: " + (text(result.stderr).split("\n")[0]
+        details.note = "Nothing was written: " + (text(stderr).split("\n")[0]
           || "these are not open tasks or questions.");
       }
       return toolResult(details);
