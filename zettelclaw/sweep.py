@@ -230,7 +230,9 @@ def advance(seen: dict[str, list]) -> bool:
                 horizon = updated
             before = parse_ts(swept.get(agent))
             if horizon is not None and (before is None or horizon > before):
-                state.section(SWEPT)[agent] = format_ts(horizon)
+                # to the microsecond: the session updated at it is covered, a later one not
+                state.section(SWEPT)[agent] = format_ts(horizon)[:-1] + \
+                    f".{horizon.microsecond:06d}Z"
                 moved = True
         if not (moved | bool(state.prune())):
             return False
