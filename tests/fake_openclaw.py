@@ -121,7 +121,7 @@ def plugin_report(config: dict, plugin_id: str) -> None:
             'typed hook "before_prompt_build" blocked because non-bundled plugins must set '
             f"plugins.entries.{plugin_id}.hooks.allowConversationAccess=true")})
     status = "error" if error else "loaded"
-    tools = [] if error else ["memory_search", "memory_get", "memory_forget"]
+    tools = [] if error else ["memory_search", "memory_get", "memory_forget", "memory_close"]
     print("[plugins] plugins.allow is empty; discovered non-bundled plugins may auto-load")
     if MODERN:
         print(json.dumps({"plugin": {"id": plugin_id, "status": status, "toolNames": tools},

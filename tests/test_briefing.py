@@ -219,7 +219,8 @@ def test_recent_decisions_are_dated_and_windowed(cli, log_dir, memory):
         "2026-02-23: Kept: Redis for sessions", "2026-02-19: Postgres for auth"]
 
 
-def test_pending_lists_open_tasks_of_any_age_with_their_subject(cli, log_dir, memory):
+def test_pending_lists_open_tasks_with_their_subject_the_quiet_ones_counted(cli, log_dir,
+                                                                            memory):
     done_later = entry("task", "Rotate the API keys", "2025-06-01", "security")
     write_log(log_dir, [
         entry("task", "Renew the passport", "2024-03-01"),
@@ -232,6 +233,11 @@ def test_pending_lists_open_tasks_of_any_age_with_their_subject(cli, log_dir, me
 
     brief(cli, "--no-llm")
 
+    assert sections(block_of(memory))["Pending"] == ["Book the venue (offsite)"]
+    assert block_of(memory).splitlines()[-1] == (
+        "Quiet for more than 30 days: 1 open task (`zettelclaw review --quiet` closes or "
+        "keeps them).")
+    brief(cli, "--no-llm", "--quiet-after", "1000")
     assert sections(block_of(memory))["Pending"] == [
         "Book the venue (offsite)", "Renew the passport"]
 
@@ -249,10 +255,64 @@ def test_open_questions_close_when_a_decision_or_fact_replaces_them(cli, log_dir
               replaces=reworded["id"]),
     ])
 
-    brief(cli, "--no-llm")
+    brief(cli, "--no-llm", "--quiet-after", "1000")
 
     assert sections(block_of(memory))["Open Questions"] == [
         "Is the Q2 budget approved?", "Should we move to Hetzner? (hosting)"]
+
+
+def test_open_loops_that_matter_today_come_first_not_only_the_newest(cli, log_dir, memory):
+    write_log(log_dir, [
+        entry("task", "Write the backfill script", "2026-02-02", "auth-migration"),
+        entry("question", "Is 10k/min enough?", "2026-02-03", "auth-migration"),
+        entry("task", "Draft the V3 spec", "2026-02-05", "zettelclaw"),
+        *[entry("fact", f"Spec detail {n}", f"2026-02-{10 + n}", "zettelclaw")
+          for n in range(5)],
+        *[entry("task", f"Errand {n}", f"2026-02-{18 + n}", f"errand-{n}") for n in range(4)],
+        entry("question", "Which paint colour?", "2026-02-21", "house"),
+        entry("handoff", "Auth migration: the backfill comes next", "2026-02-23",
+              "auth-migration"),
+    ])
+
+    brief(cli, "--no-llm")
+
+    got = sections(block_of(memory))
+    # the handoff's subject first, then the busiest subject, then the newest
+    assert got["Pending"] == [
+        "Write the backfill script (auth-migration)", "Draft the V3 spec (zettelclaw)",
+        "Errand 3 (errand-3)", "Errand 2 (errand-2)", "Errand 1 (errand-1)",
+        "Errand 0 (errand-0)"]
+    assert got["Open Questions"] == ["Is 10k/min enough? (auth-migration)",
+                                     "Which paint colour? (house)"]
+
+
+def test_a_loop_untouched_for_long_leaves_the_lists_for_one_counted_line(cli, zc_env, log_dir,
+                                                                         memory):
+    write_log(log_dir, [
+        entry("task", "Prune the apple tree", "2025-12-01", "garden"),
+        entry("task", "Renew the TLS cert", "2025-12-02", "homelab"),
+        entry("fact", "The homelab runs Proxmox 8", "2026-02-20", "homelab"),  # touched
+        entry("question", "Should we move to Hetzner?", "2025-11-10"),
+        entry("question", "Who owns the canary?", "2026-02-22", "deploy"),
+    ])
+
+    brief(cli, "--no-llm")
+
+    block = block_of(memory)
+    got = sections(block)
+    assert got["Pending"] == ["Renew the TLS cert (homelab)"]
+    assert got["Open Questions"] == ["Who owns the canary? (deploy)"]
+    assert block.splitlines()[-1] == (
+        "Quiet for more than 30 days: 1 open task, 1 open question (`zettelclaw review "
+        "--quiet` closes or keeps them).")
+    # the log never decays: both are still open, and the setting brings them back
+    assert len(cli.lines("search", "--type", "task", "--status", "open", "--json")) == 2
+    write_config(zc_env, {"quietAfter": 120})
+    brief(cli, "--no-llm")
+    got = sections(block_of(memory))
+    assert "Prune the apple tree (garden)" in got["Pending"]
+    assert "Should we move to Hetzner?" in got["Open Questions"]
+    assert "Quiet for" not in block_of(memory)
 
 
 def test_stale_is_a_subject_back_this_week_after_a_long_silence(cli, log_dir, memory):
@@ -318,6 +378,22 @@ def test_a_pair_judged_consistent_is_not_asked_again(cli, fake_anthropic, log_di
     assert "## Contradictions" not in block_of(memory)
     assert len(fake_anthropic.message_requests) == 1
     assert state(log_dir)["contradictions"]["oLdRetries01>nEwRetries01"]["conflict"] is False
+
+
+def test_judged_pairs_are_forgotten_once_no_night_can_ask_about_them_again(
+        cli, fake_anthropic, log_dir, memory):
+    vpn_then = entry("fact", "The VPN listens on port 1194", "2026-01-10", "vpn", session="v1")
+    vpn_now = entry("fact", "The VPN listens on port 443 now", "2026-03-14", "vpn", session="v2")
+    write_log(log_dir, [*EXAMPLE_LINES, vpn_then, vpn_now])
+    fake_anthropic.reply("1: no")
+    brief(cli)
+    assert list(state(log_dir)["contradictions"]) == ["oLdRetries01>nEwRetries01"]
+
+    fake_anthropic.reply("1: no")
+    brief(cli, night="2026-03-15T03:00:00Z")  # the retries pair left the 14-day window
+
+    assert list(state(log_dir)["contradictions"]) == [f"{vpn_then['id']}>{vpn_now['id']}"]
+    assert len(fake_anthropic.message_requests) == 2
 
 
 def test_at_most_three_flags_a_night_and_the_rest_wait(cli, fake_anthropic, log_dir, memory):

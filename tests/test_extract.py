@@ -621,14 +621,16 @@ def test_session_file_sqlite_pseudo_id(cli, fake_anthropic, home, log_dir):
 # the model-output parser is fuzzed in tests/stress/test_torture.py
 
 
-def test_records_older_than_30_days_are_pruned(cli, fake_anthropic, auth_session, log_dir):
+def test_records_older_than_30_days_that_a_sweep_covers_are_pruned(cli, fake_anthropic,
+                                                                    auth_session, log_dir):
     log_dir.mkdir(parents=True, exist_ok=True)
     old = (datetime.now(timezone.utc) - timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%SZ")
     recent = (datetime.now(timezone.utc) - timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
     (log_dir / "state.json").write_text(json.dumps({
         "extractedSessions": {"old-one": {"at": old, "entries": 2},
                               "recent-one": {"at": recent, "entries": 1}},
-        "failedSessions": {"old-failure": {"at": old, "error": "x", "retries": 1}}}))
+        "failedSessions": {"old-failure": {"at": old, "error": "x", "retries": 1}},
+        "sweptUpTo": {"main": recent}}))  # a sweep proved the old one done
     fake_anthropic.reply(GOOD_REPLY)
     cli("extract", "--session-id", SID)
     state = read_state(log_dir)

@@ -463,7 +463,7 @@ def test_doctor_loads_the_plugin_and_finds_its_hooks_and_tools(cli, openclaw, zc
     report = json.loads(cli("doctor", "--json").stdout)
 
     assert _check(report, "plugin loads") == {
-        "name": "plugin loads", "status": "ok", "detail": "4 hooks and 3 tools registered"}
+        "name": "plugin loads", "status": "ok", "detail": "4 hooks and 4 tools registered"}
     inspected = [c for c in openclaw.all() if c[:2] in (["plugins", "inspect"],
                                                         ["plugins", "info"])]
     assert inspected == ([["plugins", "inspect", "zettelclaw", "--runtime", "--json"]]

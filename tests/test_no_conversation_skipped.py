@@ -278,7 +278,8 @@ def test_a_pruned_record_is_written_back_after_one_look(cli, home, model, log_di
     cli("sweep")
     calls = len(model.message_requests)
     state = _state(log_dir)
-    state["extractedSessions"] = {}  # as if pruned after 30 days
+    state["extractedSessions"] = {}  # as if pruned after 30 days,
+    state.pop("sweptUpTo")  # by a version without sweptUpTo to prove the session done
     (log_dir / "state.json").write_text(json.dumps(state))
     dry = cli("sweep", "--dry-run")
     assert dry.stdout.startswith("Sweep: 0 sessions would extract"), dry.stdout

@@ -1,4 +1,4 @@
-"""state.json: atomic, room for more, pruned after 30 days."""
+"""state.json: atomic, room for more, pruned after 30 days once a sweep proved it safe."""
 
 from __future__ import annotations
 
@@ -21,13 +21,19 @@ def test_state_round_trips_and_keeps_unknown_sections(log_dir):
     assert State.load().section("tokens") == {"input": 120}
 
 
-def test_prune_drops_records_older_than_30_days(log_dir):
+def test_prune_drops_records_older_than_30_days_that_a_sweep_covers(log_dir):
     state = State(extractedSessions={
-        "old": {"at": "2026-01-01T00:00:00Z"}, "new": {"at": "2026-02-25T00:00:00Z"}},
-        failedSessions={"older": {"at": "2025-12-01T00:00:00Z", "retries": 1}})
+        "old": {"at": "2026-01-01T00:00:00Z", "agent": "main"},
+        "new": {"at": "2026-02-25T00:00:00Z", "agent": "main"},
+        "old-uncovered": {"at": "2026-01-20T00:00:00Z", "agent": "main"},
+        "old-other-agent": {"at": "2026-01-01T00:00:00Z", "agent": "work"}},
+        failedSessions={"older": {"at": "2025-12-01T00:00:00Z", "retries": 1}},
+        sweptUpTo={"main": "2026-01-10T00:00:00Z"})
     removed = state.prune(now=datetime(2026, 3, 1, tzinfo=timezone.utc))
     assert removed == 2
-    assert list(state.extractedSessions) == ["new"] and state.failedSessions == {}
+    # what no sweep proved done keeps its record: pruning never makes a session look new
+    assert list(state.extractedSessions) == ["new", "old-uncovered", "old-other-agent"]
+    assert state.failedSessions == {}
 
 
 def test_a_failed_write_leaves_the_old_state(log_dir):

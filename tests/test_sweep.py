@@ -8,7 +8,9 @@ from datetime import datetime, timedelta, timezone
 import orjson
 import pytest
 
+from tests.conftest import write_log
 from tests.fake_anthropic import Reply
+from tests.hotpath import heavy_imports
 from tests.openclaw_home import OpenClawHome
 
 START = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
@@ -166,3 +168,122 @@ def test_json_summary(cli, openclaw, fake_anthropic):
     summary = cli.lines("sweep", "--json")[-1]
     assert summary["extracted"] == 3 and summary["entries"] == 4
     assert summary["tokens"]["input"] > 0
+
+
+# -- nights that cost what is new (issue 24) ----------------------------------------------------
+
+
+def reset_later(home: OpenClawHome, session_id: str, start: datetime, topic: str, *,
+                after: timedelta = timedelta(hours=3)):
+    """A 2026.2 conversation that the person reset (``/new``) ``after`` its last message: the
+    reset file's time is later than anything extraction writes about it."""
+    path = home.jsonl_session("main", session_id, [("user", f"Chat about {topic}."),
+                                                   ("assistant", "Noted.")], start=start)
+    stamp = (start + after).strftime("%Y-%m-%dT%H-%M-%S.000Z")
+    path.rename(path.with_name(f"{path.name}.reset.{stamp}"))
+    return start + timedelta(seconds=40)  # its last message
+
+
+@pytest.fixture
+def transcripts_read(monkeypatch) -> list[str]:
+    """The sessions whose transcript a run opens."""
+    from zettelclaw import transcripts
+
+    opened: list[str] = []
+    real = transcripts.read_segments
+
+    def spy(ref, **kw):
+        opened.append(ref.session_id)
+        return real(ref, **kw)
+
+    monkeypatch.setattr(transcripts, "read_segments", spy)
+    return opened
+
+
+def iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_session_pruned_from_state_is_never_read_again(cli, zc_env, fake_anthropic, log_dir,
+                                                         transcripts_read):
+    home = OpenClawHome(zc_env["state"])
+    now = datetime.now(timezone.utc)
+    old = "44444444-dddd-4ddd-8ddd-000000000001"
+    reset_later(home, old, now - timedelta(days=60), "the gym")
+    fake_anthropic.when("gym", handoff("about the gym"))
+    fake_anthropic.when("boiler", handoff("about the boiler"))
+    assert cli("sweep").stdout.startswith("Sweep: 1 session extracted")
+    state = json.loads((log_dir / "state.json").read_text())
+    state["extractedSessions"][old]["at"] = iso(now - timedelta(days=40))  # 40 days on
+    (log_dir / "state.json").write_text(json.dumps(state))
+    # tonight brings a new conversation: its extraction prunes the old session's record
+    reset_later(home, "44444444-dddd-4ddd-8ddd-000000000002", now - timedelta(hours=5),
+                "the boiler", after=timedelta(hours=1))
+    assert cli("sweep").stdout.startswith("Sweep: 1 session extracted")
+    assert old not in json.loads((log_dir / "state.json").read_text())["extractedSessions"]
+    calls, before = len(fake_anthropic.message_requests), (log_dir / "state.json").read_bytes()
+    transcripts_read.clear()
+
+    night = cli("sweep")
+
+    assert night.stdout.startswith("Sweep: 0 sessions extracted, 2 skipped")
+    assert transcripts_read == []  # the pruned session is not read again, nor its record back
+    assert (log_dir / "state.json").read_bytes() == before
+    assert len(fake_anthropic.message_requests) == calls
+
+
+def test_a_year_of_sessions_leaves_state_small_and_a_quiet_night_reads_nothing(
+        cli, zc_env, fake_anthropic, log_dir, transcripts_read):
+    home = OpenClawHome(zc_env["state"])
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    lines, records = [], {}
+    for day in range(365, 0, -1):  # a conversation a day, each reset three hours later
+        sid = f"55555555-eeee-4eee-8eee-{day:012d}"
+        start = now - timedelta(days=day)
+        last = reset_later(home, sid, start, f"day {day}")
+        lines.append({"id": f"year{day:08d}", "timestamp": iso(last), "type": "handoff",
+                      "content": f"about day {day}", "session": sid})
+        records[sid] = {"at": iso(start + timedelta(hours=3, minutes=1)), "entries": 1,
+                        "segments": 1, "cursor": {"time": iso(last)}, "agent": "main",
+                        "key": None, "tokens": {"input": 900, "output": 40}}
+    write_log(log_dir, lines)
+    failures = {f"66666666-ffff-4fff-8fff-{n:012d}": {
+        "at": iso(now - timedelta(days=90 + n)), "error": "overloaded", "retries": 1,
+        "permanent": True, "agent": "main"} for n in range(3)}
+    (log_dir / "state.json").write_text(json.dumps(
+        {"version": 1, "extractedSessions": records, "failedSessions": failures}))
+
+    first = cli("sweep")
+
+    assert first.stdout.startswith("Sweep: 0 sessions extracted, 365 skipped")
+    state = json.loads((log_dir / "state.json").read_text())
+    assert len(state["extractedSessions"]) <= 31 and state["failedSessions"] == {}
+    assert (log_dir / "state.json").stat().st_size < 16_000
+    before = (log_dir / "state.json").read_bytes(), (log_dir / "log.jsonl").read_bytes()
+
+    quiet = cli("sweep")
+
+    assert quiet.stdout.startswith("Sweep: 0 sessions extracted, 365 skipped")
+    assert transcripts_read == []
+    assert ((log_dir / "state.json").read_bytes(), (log_dir / "log.jsonl").read_bytes()) == before
+    assert fake_anthropic.message_requests == []
+    # the next night brings one conversation: that one is read, and nothing else
+    fake_anthropic.when("tonight", handoff("about tonight"))
+    tonight = "55555555-eeee-4eee-8eee-999999999999"
+    reset_later(home, tonight, now - timedelta(hours=2), "tonight", after=timedelta(hours=1))
+
+    night = cli("sweep")
+
+    assert night.stdout.startswith("Sweep: 1 session extracted, 365 skipped")
+    assert transcripts_read == [tonight]
+    assert len(fake_anthropic.message_requests) == 1
+
+
+def test_a_sweep_with_nothing_new_costs_a_start_up(cli, openclaw, fake_anthropic, log_dir):
+    cli("sweep")
+    before = (log_dir / "state.json").read_bytes()
+
+    imported = heavy_imports(["sweep"], "Sweep: 0 sessions extracted, 5 skipped")
+
+    assert "anthropic" not in imported  # no model client made for nothing to extract
+    assert (log_dir / "state.json").read_bytes() == before

@@ -147,6 +147,7 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     paths,
     purge,
     recall,
+    review,
     search,
     stats,
     subjects,
@@ -155,8 +156,8 @@ from .commands import (  # noqa: E402  (the app must exist before commands regis
     write,
 )
 
-for _module in (search, get, handoff, recall, log, write, forget, purge, subjects, extract, sweep,
-                history, stats, export, brief, init, doctor, paths, vault):
+for _module in (search, get, handoff, recall, log, write, forget, review, purge, subjects, extract,
+                sweep, history, stats, export, brief, init, doctor, paths, vault):
     _module.register(app)
 
 

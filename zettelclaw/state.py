@@ -3,6 +3,13 @@
 ``extractedSessions`` and ``failedSessions`` keyed by OpenClaw sessionId, plus room for more
 (token totals, judged contradiction pairs). Written atomically (temp file + rename); mutate it
 inside :func:`transaction`, which holds the directory lock from read to write.
+
+``sweptUpTo`` keeps what proves old sessions done in a form that stays small: one time per
+agent, "every main session of this agent last updated at or before it was extracted to its end"
+(or waits in ``failedSessions``, or is history left for ``import``), set by a whole sweep
+(:func:`zettelclaw.sweep.sweep`). A record of ``extractedSessions`` is pruned after 30 days only
+once its agent's ``sweptUpTo`` covers it: pruning never makes an old session look new, and a
+sweep skips a session so covered without opening its transcript.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from .errors import ZettelclawError
 from .fsutil import atomic_write, dir_lock, read_bytes
 
 PRUNE_AFTER_DAYS = 30
+SWEPT = "sweptUpTo"
 
 
 class State(BaseModel):
@@ -72,13 +80,36 @@ class State(BaseModel):
         log used before init recorded it: then every conversation is taken as before."""
         return parse_ts((self.__pydantic_extra__ or {}).get("installedAt"))
 
+    def swept_up_to(self) -> dict[str, str]:
+        """agent id -> the time up to which a sweep proved its sessions done (``sweptUpTo``)."""
+        section = (self.__pydantic_extra__ or {}).get(SWEPT)
+        if not isinstance(section, dict):
+            return {}
+        return {agent: stamp for agent, stamp in section.items()
+                if isinstance(agent, str) and parse_ts(stamp) is not None}
+
     def prune(self, now: datetime | None = None, days: int = PRUNE_AFTER_DAYS) -> int:
-        """Drop session records older than ``days``; returns how many went."""
+        """Drop failures older than ``days``, and extraction records older than ``days`` that
+        their agent's ``sweptUpTo`` covers (a held one stays); returns how many went."""
         cutoff = (now or clock_now()) - timedelta(days=days)
         removed = 0
-        for table in (self.extractedSessions, self.failedSessions):
-            for key in [k for k, v in table.items() if _older(v.get("at"), cutoff)]:
-                del table[key]
+        for key in [k for k, v in self.failedSessions.items() if _older(v.get("at"), cutoff)]:
+            del self.failedSessions[key]
+            removed += 1
+        swept = self.swept_up_to()
+        if not swept:
+            return removed
+        default = None
+        for key, record in list(self.extractedSessions.items()):
+            if not _older(record.get("at"), cutoff) or record.get("held"):
+                continue
+            agent = record.get("agent")
+            if not isinstance(agent, str) or not agent:
+                default = default or paths.default_agent()
+                agent = default
+            horizon = parse_ts(swept.get(agent))
+            if horizon is not None and not parse_ts(record.get("at")) > horizon:
+                del self.extractedSessions[key]
                 removed += 1
         return removed
 

@@ -1,16 +1,21 @@
 """Sweep (design §4.1, ``gateway_start`` and by hand): extract every main session of every
 agent, in both OpenClaw layouts, that has not been extracted up to its end.
 
-A session is up to date when its state record is newer than the session's last update, or
-(its record pruned after 30 days) when the log already holds its entries from after that
-update. Permanently failed sessions wait for ``--retry-failed``; a conversation still open and
+A session is up to date when its state record is newer than the session's last update, when
+its agent's ``sweptUpTo`` (state.json) covers that update, or (its record pruned, no such proof)
+when the log already holds its entries from after that update. A whole sweep (no ``--since``, no
+``--dry-run``) moves each agent's ``sweptUpTo`` to the latest update up to which every session
+is done, and prunes the records it covers: a night with nothing new reads neither transcripts
+nor the log and writes nothing; a night's work is its new conversations, whatever the history.
+Permanently failed sessions wait for ``--retry-failed``; a conversation still open and
 active in the last 30 minutes is left for its ``session_end`` (a record that left one so is
 not up to date). Everything else goes to a thread pool (the SDK blocks on IO, so threads
 overlap the model calls).
 
 The log's timestamps are conversation times (the last message of each conversation), never
-later than the session's last update: a session whose record was pruned is therefore looked
-at again, found complete by its cursor (no model call) and its record written back.
+later than the session's last update: a session whose record went without a ``sweptUpTo`` to
+cover it (state.json from before it existed) is therefore looked at again, found complete by
+its cursor (no model call) and its record written back; the sweep then covers it.
 
 ``gateway_start`` passes the gateway's start time (``--gateway-start``): an open conversation
 whose last message is older than that was cut off by a crash or a stop, nobody is in it, and
@@ -140,19 +145,28 @@ def check_where(agent: str | None) -> None:
 
 def plan(*, agent: str | None = None, since: datetime | None = None,
          retry_failed: bool = False,
-         unreadable: list[tuple[str, str]] | None = None) -> tuple[list[Candidate], int]:
+         unreadable: list[tuple[str, str]] | None = None,
+         seen: dict | None = None) -> tuple[list[Candidate], int]:
     """(sessions to look at, how many were skipped without reading them; among them those
-    last updated before the install: only history can be in them). An agent whose database
-    cannot be read: (agent, why) in ``unreadable``."""
+    last updated before the install: only history can be in them, and those the agent's
+    ``sweptUpTo`` covers). An agent whose database cannot be read: (agent, why) in
+    ``unreadable``. ``seen`` gets agent -> [(last update, sessionId, done)] of the sessions in
+    scope (done None: a candidate, done or not once the sweep has run)."""
     from . import transcripts
     from .state import State
 
     state = State.load()
     prefixes = _skip_prefixes()
-    marks = _log_marks()
+    marks: dict[str, str] | None = None  # read from the log only when a session needs them
     installed = state.install_moment()
+    swept = {a: parse_ts(t) for a, t in state.swept_up_to().items()}
     todo: list[Candidate] = []
     skipped = 0
+
+    def note(ref, done: bool | None) -> None:
+        if seen is not None and ref.updated_at is not None:
+            seen.setdefault(ref.agent_id, []).append((ref.updated_at, ref.session_id, done))
+
     for ref in transcripts.list_sessions(agent, since, unreadable):
         if not transcripts.in_scope(ref.session_key, prefixes):
             skipped += 1
@@ -162,22 +176,71 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
         if installed is not None and not record and (not failed or failed.get("history")) \
                 and ref.updated_at is not None and ref.updated_at < installed:
             skipped += 1  # nothing in it ended after the install: history, left for import
+            note(ref, True)
             continue
         if failed and failed.get("history"):
             failed = None  # the import's failure: retried by the import
         if failed:
+            note(ref, True)  # a failure waits in failedSessions, not on sweptUpTo
             if failed.get("permanent") and not retry_failed:
                 skipped += 1
                 continue
             todo.append(Candidate(ref, "retry-failed" if failed.get("permanent") else "retry"))
             continue
-        stamp = record.get("at") if record else marks.get(ref.session_id)
+        horizon = swept.get(ref.agent_id)
+        if not record and horizon is not None and ref.updated_at is not None \
+                and ref.updated_at <= horizon:
+            skipped += 1  # a sweep proved it done: its transcript is not opened again
+            note(ref, True)
+            continue
+        if record:
+            stamp = record.get("at")
+        else:
+            marks = _log_marks() if marks is None else marks
+            stamp = marks.get(ref.session_id)
         if _newer(stamp, ref.updated_at) and not (record or {}).get("held"):
             skipped += 1
+            note(ref, True)
             continue
+        note(ref, None)
         todo.append(Candidate(ref, "more" if stamp else "new",
-                              None if record else marks.get(ref.session_id)))
+                              None if record else (marks or {}).get(ref.session_id)))
     return todo, skipped
+
+
+def advance(seen: dict[str, list]) -> bool:
+    """After a whole sweep: move each agent's ``sweptUpTo`` to the latest update up to which
+    every session in scope is done (a candidate is done when its record is now newer than its
+    update and holds nothing open, or it failed), and prune the records it covers. Writes
+    state.json only when something changed; returns whether it did."""
+    from .clock import format_ts
+    from .fsutil import dir_lock
+    from .state import SWEPT, State
+
+    with dir_lock(paths.log_dir()):
+        state = State.load()
+        swept = state.swept_up_to()
+        moved = False
+        for agent, sessions in seen.items():
+            horizon = None
+            for updated, session_id, done in sorted(sessions, key=lambda s: s[0]):
+                if done is None:
+                    record = state.extractedSessions.get(session_id) or {}
+                    done = session_id in state.failedSessions or (
+                        _newer(record.get("at"), updated) and not record.get("held"))
+                if not done:
+                    break
+                horizon = updated
+            before = parse_ts(swept.get(agent))
+            if horizon is not None and (before is None or horizon > before):
+                # to the microsecond: the session updated at it is covered, a later one not
+                state.section(SWEPT)[agent] = format_ts(horizon)[:-1] + \
+                    f".{horizon.microsecond:06d}Z"
+                moved = True
+        if not (moved | bool(state.prune())):
+            return False
+        state.save()
+        return True
 
 
 def preview(candidate: Candidate) -> Result:
@@ -203,13 +266,6 @@ def preview(candidate: Candidate) -> Result:
                   segments=len(segments))
 
 
-def _warm_up(extractor: Extractor) -> None:
-    try:
-        extractor.client  # noqa: B018
-    except Exception:  # a missing key is reported by the main thread
-        pass
-
-
 def sweep(*, agent: str | None = None, since: datetime | None = None,
           concurrency: int = DEFAULT_CONCURRENCY, retry_failed: bool = False,
           dry_run: bool = False, extractor: Extractor | None = None,
@@ -219,19 +275,20 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     conversations quiet since before it are extracted without waiting to settle."""
     check_where(agent)
     extractor = extractor or Extractor()
-    warm = _start_warm_up(extractor, dry_run)
+    seen: dict[str, list] = {}
     unreadable: list[tuple[str, str]] = []
     candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed,
-                               unreadable=unreadable)
+                               unreadable=unreadable, seen=seen)
     summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run)
     for agent_id, why in unreadable:  # its sessions were not looked at: a failure, exit 1
         result = Result(f"agent:{agent_id}", "failed", f"agent {agent_id} skipped: {why}")
         summary.add(result)
         if on_result is not None:
             on_result(result)
-    if warm is not None:
-        warm.join()
-    if not candidates:
+    whole = since is None and not dry_run  # only a look at every session proves them done
+    if not candidates:  # nothing new: no model client made, no SDK imported
+        if whole:
+            _advance(seen)
         return summary
     if not dry_run:
         from .model import MissingKeyError
@@ -256,8 +313,22 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
             open_before=_latest(gateway_start, ended.get(ref.session_id)),
             wait_seconds=0)  # a claimed session is its holder's
 
-    return _run(summary, candidates, work, extractor=extractor, concurrency=concurrency,
-                on_result=on_result, progress=progress, total=len(candidates))
+    summary = _run(summary, candidates, work, extractor=extractor, concurrency=concurrency,
+                   on_result=on_result, progress=progress, total=len(candidates))
+    if whole:
+        _advance(seen)
+    return summary
+
+
+def _advance(seen: dict[str, list]) -> None:
+    """:func:`advance`, best effort: another process holding the lock for long costs this
+    sweep its proof, not its outcome (the next sweep proves it)."""
+    from .errors import LockTimeout
+
+    try:
+        advance(seen)
+    except LockTimeout:
+        pass
 
 
 def _ended_waiting() -> dict[str, datetime]:
@@ -301,16 +372,6 @@ def import_history(survey, *, concurrency: int = DEFAULT_CONCURRENCY,
     return _run(summary, candidates, work, extractor=extractor, concurrency=concurrency,
                 on_result=on_result, progress=progress, total=survey.conversations,
                 label="importing", per_segment=True)
-
-
-def _start_warm_up(extractor: Extractor, dry_run: bool):
-    if dry_run:
-        return None
-    import threading  # importing the SDK takes a second or more: overlap it with the planning
-
-    warm = threading.Thread(target=_warm_up, args=(extractor,), daemon=True)
-    warm.start()
-    return warm
 
 
 def _run(summary: Summary, candidates: list[Candidate], work, *, extractor: Extractor,

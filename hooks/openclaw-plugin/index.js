@@ -9,6 +9,7 @@
 //                                 together as remembered notes
 //   memory_search, memory_get  -> `zettelclaw search --json`, `zettelclaw get --json`
 //   memory_forget              -> `zettelclaw forget --json --yes` (the agent's own memory)
+//   memory_close               -> `zettelclaw review close|drop|undo --json --yes` (the same)
 //   `openclaw zettelclaw ARGS`  -> `zettelclaw ARGS` (the terminal's stdio, its exit code)
 // Works with OpenClaw 2026.2 (builtin MEMORY.md search merged in) and 2026.9 (no builtin).
 

@@ -7,9 +7,12 @@ as it was. Sections, in the order of the design's example:
 * **Active**: subjects with entries in the last ``activeWindow`` days (14), busiest first, then
   most recent; each with its latest current entry as a one-line state.
 * **Recent Decisions**: current decisions of the last ``decisionWindow`` days (7), newest first.
-* **Pending**: open tasks of any age, newest first, with their subject.
+* **Pending**: open tasks, with their subject, what matters today first: a subject of a
+  handoff of the last 7 days, then the busiest subjects of the active window, then the most
+  recently touched (the loop's latest version, or any entry about its subject), then the newest.
 * **Open Questions**: questions nobody replaced (by a decision, a fact or a newer question),
-  newest first, with their subject.
+  ranked the same way. A loop untouched for more than ``quietAfter`` days (30) leaves both lists
+  for one counted line that names ``zettelclaw review`` (decay by reading, §3.6).
 * **Stale**: subjects that came back in the last 7 days after a silence longer than
   ``staleThreshold`` days (30): the subject's first entry of those 7 days follows its previous
   entry by more than the threshold. This is the one reading of the design's rule ("most recent

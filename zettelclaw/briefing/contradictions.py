@@ -5,7 +5,10 @@ current fact or decision of the active window, sharing at least two content word
 words, numbers and the subject's own name dropped), best overlap first. Only those go to the
 model (``prompts/contradiction.md``), a dozen at most per night; every pair it judges is
 remembered in state.json (``contradictions``) and never asked again. A flag stays in the
-briefing for 24 hours, at most 3 a night.
+briefing for 24 hours, at most 3 a night. A judged pair is forgotten once it can never be a
+candidate again (:func:`expired`: its newer entry has left the active window, its flag is no
+longer shown) or one of its entries was replaced: the section holds a few weeks of judgments,
+not a year's.
 """
 
 from __future__ import annotations
@@ -177,6 +180,25 @@ def judge_new(snapshot: Snapshot, options: Options, judged_before: set[str],
             flags.append(pair)
         judgement.judged[pair.key] = record
     return judgement
+
+
+def expired(records: dict[str, dict], snapshot: Snapshot) -> set[str]:
+    """The judged pairs of this briefing's entries that no night can ask about again: their
+    newer entry is older than the active window (a candidate's newer side is in it) and no
+    flag of theirs is still shown. Pairs of entries it does not know (another agent's) stay."""
+    from ..clock import sort_key
+
+    since = snapshot.now - FLAG_SHOWN_FOR
+    out = set()
+    for key, record in records.items():
+        newer = snapshot.by_id.get(key.partition(">")[2])
+        if newer is None:
+            continue
+        stamp = sort_key(newer.get("timestamp"))
+        flagged = parse_ts(record.get("flaggedAt"))
+        if stamp and stamp < snapshot.active_key and (flagged is None or flagged <= since):
+            out.add(key)
+    return out
 
 
 def _remembered() -> dict[str, dict]:

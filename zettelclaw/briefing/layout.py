@@ -66,10 +66,23 @@ def fit(sizes: list[int], max_lines: int) -> list[int]:
     return kept
 
 
-def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]) -> Rendered:
-    """The block between the markers (lines joined by ``\\n``, no final newline)."""
+def quiet_line(quiet: dict[str, int], days: int) -> str | None:
+    """The one line that counts the open loops untouched for more than ``days`` days."""
+    parts = [count(quiet[key], noun) for key, _, noun in SECTIONS if quiet.get(key)]
+    if not parts:
+        return None
+    return (f"Quiet for more than {days} days: {', '.join(parts)} "
+            "(`zettelclaw review --quiet` closes or keeps them).")
+
+
+def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str],
+           quiet: str | None = None) -> Rendered:
+    """The block between the markers (lines joined by ``\\n``, no final newline); ``quiet``,
+    the line counting the quiet open loops, goes last when the limit leaves room for it."""
     sizes = [len(sections.get(key, [])) for key, _, _ in SECTIONS]
-    kept = fit(sizes, max_lines)
+    if quiet is not None and max_lines < 3:
+        quiet = None
+    kept = fit(sizes, max_lines - (2 if quiet else 0))
     out: list[str] = []
     shown, dropped = {}, {}
     for (key, heading, _), keep, size in zip(SECTIONS, kept, sizes, strict=True):
@@ -91,6 +104,10 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
         if out:
             out.append("")
         out.append(f"Not shown ({max_lines}-line limit): " + ", ".join(parts) + ".")
+    if quiet:
+        if out:
+            out.append("")
+        out.append(quiet)
     if not out and max_lines >= 1:
         out.append(EMPTY)
     return Rendered("\n".join(out), max_lines, shown, dropped)

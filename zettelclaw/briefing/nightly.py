@@ -11,9 +11,10 @@ from .contradictions import (
     Judgement,
     _recent_flags,
     _remembered,
+    expired,
     judge_new,
 )
-from .layout import Rendered, render, search_hints
+from .layout import Rendered, quiet_line, render, search_hints
 from .memory_md import _memory_path, _read_memory, check_markers, splice, swap_in
 from .options import Options
 from .sections import read
@@ -35,6 +36,7 @@ class Result:
     judged: dict[str, dict] = field(default_factory=dict)  # pair key -> state record
     flagged: list[str] = field(default_factory=list)  # keys flagged tonight
     settled: set[str] = field(default_factory=set)  # replaced ids: their pairs are forgotten
+    expired: set[str] = field(default_factory=set)  # judged pairs no night can ask about again
     usage: object = None  # model.Usage of the contradiction check, when the model was asked
 
     @property
@@ -69,10 +71,12 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     elif options.use_model and len(flags) < MAX_CONTRADICTIONS:
         judgement = judge_new(snapshot, options, set(records), flags)
     snapshot.sections["contradictions"] = [p.line() for p in flags]
-    rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot))
+    rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot),
+                      quiet_line(snapshot.quiet, options.quiet_after))
     after = splice(before, rendered.block)
     return Result(rendered.block, memory, before, after, rendered, notes, judgement.warnings,
-                  judgement.judged, judgement.flagged, snapshot.replaced, judgement.usage)
+                  judgement.judged, judgement.flagged, snapshot.replaced,
+                  expired(records, snapshot), judgement.usage)
 
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:
@@ -110,8 +114,9 @@ def _remember(result: Result) -> None:
         if result.judged:
             section = state.section(STATE_SECTION)
             section.update(result.judged)
-            for key in [k for k in section if result.settled.intersection(k.split(">"))]:
-                del section[key]  # one side was replaced since: the pair is settled
+            for key in [k for k in section if result.settled.intersection(k.split(">"))
+                        or k in result.expired]:
+                del section[key]  # one side was replaced since (settled), or it expired
         if result.usage:  # the model's tokens count with extraction's in `stats`
             totals = state.section("usage")
             totals.update((type(result.usage).from_dict(totals) + result.usage).as_dict())

@@ -9,7 +9,8 @@ from datetime import datetime
 
 from ..errors import UsageError, ZettelclawError
 
-DEFAULTS = {"activeWindow": 14, "decisionWindow": 7, "staleThreshold": 30, "maxLines": 80}
+DEFAULTS = {"activeWindow": 14, "decisionWindow": 7, "staleThreshold": 30, "quietAfter": 30,
+            "maxLines": 80}
 MAX_DAYS = 36500  # a window (or a line count) beyond a century is a typo, and overflows dates
 
 
@@ -18,6 +19,7 @@ class Options:
     active_window: int = DEFAULTS["activeWindow"]
     decision_window: int = DEFAULTS["decisionWindow"]
     stale_threshold: int = DEFAULTS["staleThreshold"]
+    quiet_after: int = DEFAULTS["quietAfter"]
     max_lines: int = DEFAULTS["maxLines"]
     model: str | None = None
     use_model: bool = True
@@ -37,7 +39,8 @@ class Options:
         config = config if isinstance(config, dict) else {}
         values = {}
         for key, attr in (("activeWindow", "active_window"), ("decisionWindow", "decision_window"),
-                          ("staleThreshold", "stale_threshold"), ("maxLines", "max_lines")):
+                          ("staleThreshold", "stale_threshold"), ("quietAfter", "quiet_after"),
+                          ("maxLines", "max_lines")):
             flag = flags.pop(attr, None)
             if flag is not None:
                 if not 1 <= flag <= MAX_DAYS:

@@ -8,10 +8,11 @@ entries. A replacement without a ``subject`` inherits the subject of the entry i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..clock import days_before, format_ts, is_plain, parse_ts, sort_key
+from ..review import SESSION as REVIEW_SESSION
 from .options import Options
 
 TYPE_CHECKING = False
@@ -52,6 +53,7 @@ class Snapshot:
     replaced: set[str]
     facts: dict[str, list[tuple[str, dict]]]  # subject -> current facts/decisions (ts, entry)
     active_key: str
+    quiet: dict[str, int] = field(default_factory=dict)  # open loops left out: untouched
 
     def cutoff(self, days: int) -> datetime:
         return days_before(self.now, days)
@@ -73,11 +75,12 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     for pos, entry in enumerate(entries):
         tally.add(pos, entry, stamps[pos])
     sections = _sections(entries, tally, tally.stale(timedelta(days=options.stale_threshold)))
+    quiet = tally.leave_quiet(sections, format_ts(now - timedelta(days=options.quiet_after)))
     for subject_facts in tally.facts.values():
         subject_facts.sort(key=lambda item: item[0])
     return Snapshot(now=now, options=options, sections=sections, by_id=resolution.by_id,
                     replaced=set(resolution.replaced_by), facts=tally.facts,
-                    active_key=tally.active_key)
+                    active_key=tally.active_key, quiet=quiet)
 
 
 def _entries_of_the_night(options: Options, now_key: str, log_path: Path | None
@@ -122,6 +125,8 @@ class _Tally:
         self.first_recent: dict[str, str] = {}
         self.before_recent: dict[str, str] = {}
         self.latest: dict[str, tuple[str, int]] = {}
+        self.last_seen: dict[str, str] = {}  # subject -> its latest entry of any kind
+        self.handed_off: set[str] = set()  # subjects of the handoffs of the last 7 days
         self.decisions: list = []
         self.pending: list = []
         self.questions: list = []
@@ -131,10 +136,14 @@ class _Tally:
         subject = self._subject(entry)
         kind = entry["type"]
         current = entry["id"] not in self.replaced
+        # what `zettelclaw review` writes (closes, undos) is bookkeeping, not activity
+        busy = subject if entry.get("session") != REVIEW_SESSION else None
+        if busy and ts is not None and ts > self.last_seen.get(busy, ""):
+            self.last_seen[busy] = ts
         if ts is None or ts < self.window_key:  # most of the log: cheap
-            self._add_old(pos, entry, ts, subject, kind, current)
+            self._add_old(pos, entry, ts, subject, kind, current, busy)
         else:
-            self._add_recent(pos, entry, ts, subject, kind, current)
+            self._add_recent(pos, entry, ts, subject, kind, current, busy)
 
     def _subject(self, entry: dict):
         """The entry's subject; a replacement without one inherits the replaced entry's."""
@@ -149,9 +158,9 @@ class _Tally:
         return subject
 
     def _add_old(self, pos: int, entry: dict, ts: str | None, subject, kind: str,
-                 current: bool) -> None:
+                 current: bool, busy) -> None:
         """An entry older than every window: a silence's start, or an open loop."""
-        if subject and ts is not None and ts > self.before_recent.get(subject, ""):
+        if busy and ts is not None and ts > self.before_recent.get(subject, ""):
             self.before_recent[subject] = ts
         if not current:
             return
@@ -165,9 +174,9 @@ class _Tally:
             self.facts.setdefault(subject, []).append((ts, entry))
 
     def _add_recent(self, pos: int, entry: dict, ts: str, subject, kind: str,
-                    current: bool) -> None:
+                    current: bool, busy) -> None:
         """An entry inside a window: activity, and (when current) what the sections show."""
-        if subject:
+        if busy:
             if ts >= self.active_key:
                 self.active_count[subject] = self.active_count.get(subject, 0) + 1
                 if ts > self.active_last.get(subject, ""):
@@ -180,18 +189,47 @@ class _Tally:
         if not current:
             return
         order = (ts, pos)
-        if subject and ts >= self.active_key and order >= self.latest.get(subject, ("", -1)):
+        if busy and ts >= self.active_key and order >= self.latest.get(subject, ("", -1)):
             self.latest[subject] = order
         if kind == "task":
             if entry.get("status") == "open":
                 self.pending.append((order, entry, subject))
         elif kind == "question":
             self.questions.append((order, entry, subject))
+        elif kind == "handoff":
+            if subject and ts >= self.recent_key:
+                self.handed_off.add(subject)
         elif kind == "decision" or kind == "fact":
             if kind == "decision" and ts >= self.decision_key:
                 self.decisions.append((order, entry))
             if self.want_facts and subject:
                 self.facts.setdefault(subject, []).append((ts, entry))
+
+    def rank(self, item) -> tuple:
+        """How much an open loop matters today: its subject in a recent handoff, then how
+        busy its subject is now, then when it (or its subject) was last touched, then its
+        own age."""
+        (ts, pos), _, subject = item
+        return (subject in self.handed_off, self.active_count.get(subject, 0),
+                self.touched(item), ts, pos)
+
+    def touched(self, item) -> str:
+        """When an open loop was last touched: its own latest version, or any entry about its
+        subject since."""
+        (ts, _), _, subject = item
+        return max(ts, self.last_seen.get(subject, "")) if subject else ts
+
+    def leave_quiet(self, sections: dict[str, list[str]], quiet_key: str) -> dict[str, int]:
+        """Take the open loops untouched since ``quiet_key`` out of Pending and Open
+        Questions; returns how many of each went (the log keeps them: `zettelclaw review`)."""
+        counts = {}
+        for key, items in (("pending", self.pending), ("questions", self.questions)):
+            kept = [(item, line) for item, line in zip(items, sections[key], strict=True)
+                    if not item[0][0] or self.touched(item) >= quiet_key]
+            if len(kept) < len(items):
+                counts[key] = len(items) - len(kept)
+            sections[key] = [line for _, line in kept]
+        return counts
 
     def stale(self, threshold: timedelta) -> list[tuple[str, str, str]]:
         """(came back at, subject, last entry before) of the subjects back after a silence
@@ -212,8 +250,8 @@ def _sections(entries: list[dict], tally: _Tally, stale: list[tuple[str, str, st
     active = sorted(s for s in tally.active_count if s not in stale_subjects)
     active.sort(key=lambda s: (tally.active_count[s], tally.active_last[s]), reverse=True)
     tally.decisions.sort(key=lambda item: item[0], reverse=True)
-    tally.pending.sort(key=lambda item: item[0], reverse=True)
-    tally.questions.sort(key=lambda item: item[0], reverse=True)
+    tally.pending.sort(key=tally.rank, reverse=True)
+    tally.questions.sort(key=tally.rank, reverse=True)
     return {
         "active": [_summary(entries, tally.latest, s) for s in active],
         "decisions": [f"{ts[:10]}: {one_line(e['content'])}" for (ts, _), e in tally.decisions],

@@ -24,6 +24,11 @@ def register(app: typer.Typer) -> None:
             help="Stale: subjects back in the last 7 days after more than DAYS days of "
                  "silence (default: briefing.staleThreshold, else 30).",
             show_default=False)] = None,
+        quiet_after: Annotated[Optional[int], typer.Option(
+            "--quiet-after", min=1, metavar="DAYS",
+            help="Pending and Open Questions leave out open loops untouched for more than "
+                 "DAYS days, counted on one line (default: briefing.quietAfter, else 30).",
+            show_default=False)] = None,
         max_lines: Annotated[Optional[int], typer.Option(
             "--max-lines", min=1, metavar="N",
             help="At most N lines between the markers (default: briefing.maxLines, else 80).",
@@ -69,7 +74,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--dry-run and --print do not go together")
         options = briefing.Options.resolve(
             active_window=active_window, decision_window=decision_window,
-            stale_threshold=stale_threshold, max_lines=max_lines, model=model,
+            stale_threshold=stale_threshold, quiet_after=quiet_after, max_lines=max_lines,
+            model=model,
             use_model=not no_llm, now=_moment(now))
         options.default_agent = paths.default_agent()
         agents = [paths.own_agent(agent)] if agent else briefing.agents_with_entries()

@@ -10,7 +10,7 @@ from .report import Check
 from .settings import PLUGIN_ID
 
 PLUGIN_HOOKS = ("session_end", "before_reset", "gateway_start", "before_prompt_build")
-PLUGIN_TOOLS = ("memory_search", "memory_get", "memory_forget")
+PLUGIN_TOOLS = ("memory_search", "memory_get", "memory_forget", "memory_close")
 
 
 def _json_in(text: str) -> Any:

@@ -11,7 +11,7 @@ import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
 import { failureMessage, runCommand } from "./run.js";
 
-export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget"];
+export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget", "memory_close"];
 export const ENTRY_TYPES = ["task", "fact", "decision", "question", "handoff"];
 const DEFAULT_MAX_RESULTS = 10;
 const MAX_RESULTS_LIMIT = 50;
@@ -105,19 +105,24 @@ const SEARCH_DESCRIPTION = [
 
 export const MAX_FORGET_IDS = 50;
 
+/** The schema of a tool's `ids`: 1 to MAX_FORGET_IDS entry ids, described as ``description``. */
+function idsParameter(description) {
+  return {
+    type: "array",
+    minItems: 1,
+    maxItems: MAX_FORGET_IDS,
+    items: { type: "string", pattern: "^[A-Za-z0-9_-]{12}$" },
+    description,
+  };
+}
+
 export const FORGET_PARAMETERS = {
   type: "object",
   additionalProperties: false,
   required: ["ids"],
   properties: {
-    ids: {
-      type: "array",
-      minItems: 1,
-      maxItems: MAX_FORGET_IDS,
-      items: { type: "string", pattern: "^[A-Za-z0-9_-]{12}$" },
-      description: "Ids of the log entries to forget (12 characters each), as memory_search or "
-        + "memory_get returned them.",
-    },
+    ids: idsParameter("Ids of the log entries to forget (12 characters each), as memory_search "
+      + "or memory_get returned them."),
   },
 };
 
@@ -126,6 +131,38 @@ const FORGET_DESCRIPTION = [
   "every search, recall, handoff and briefing stops showing them. Only when the user asked you",
   "to forget something, and only after you showed them the entries (memory_search) and they",
   "confirmed. The user can undo it at a terminal (`zettelclaw forget --undo ID`).",
+].join(" ");
+
+export const CLOSE_ACTIONS = ["close", "drop", "reopen"];
+
+export const CLOSE_PARAMETERS = {
+  type: "object",
+  additionalProperties: false,
+  required: ["ids"],
+  properties: {
+    ids: idsParameter("Ids of open tasks or questions (for reopen: of the closes this tool "
+      + "returned), as memory_search returned them."),
+    action: {
+      type: "string",
+      enum: CLOSE_ACTIONS,
+      description: "close: done / answered (default); drop: no longer wanted, not done; "
+        + "reopen: undo an earlier close or drop.",
+    },
+    answer: {
+      type: "string",
+      minLength: 1,
+      description: "With close and exactly one question: its answer, stored as the fact "
+        + "that replaces it.",
+    },
+  },
+};
+
+const CLOSE_DESCRIPTION = [
+  "Close open tasks and questions in your memory log (mark done, answered, dropped, clear old",
+  "to-dos), by id: each becomes a correction (a task done, a question a fact that settles it),",
+  "so the briefing's Pending and Open Questions stop listing it. Only when the user says so,",
+  "after you showed them the loops (memory_search type=task status=open, or type=question) and",
+  "they confirmed. action reopen undoes a close.",
 ].join(" ");
 
 const GET_DESCRIPTION = [
@@ -185,18 +222,45 @@ export function getArgs(params = {}, agent) {
   return args;
 }
 
+/** The entry ids a tool was given, checked before anything runs: 1 to MAX_FORGET_IDS ids of
+ * 12 characters. */
+function entryIds(params, tool, what) {
+  const ids = Array.isArray(params.ids) ? params.ids.map(text).filter(Boolean) : [];
+  if (!ids.length) throw new Error(`${tool} needs ids: ${what}`);
+  if (ids.length > MAX_FORGET_IDS) {
+    throw new Error(`${tool}: ${ids.length} ids: at most ${MAX_FORGET_IDS} at a time`);
+  }
+  const bad = ids.find((id) => !/^[A-Za-z0-9_-]{12}$/.test(id));
+  if (bad) throw new Error(`${tool}: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
+  return ids;
+}
+
 /** The argv of `zettelclaw forget` for the tool's parameters: this agent's own memory only
  * (`agent`: its id, never the agents shared with it), without a question (`--yes`). */
 export function forgetArgs(params = {}, agent) {
-  const ids = Array.isArray(params.ids) ? params.ids.map(text).filter(Boolean) : [];
-  if (!ids.length) throw new Error("memory_forget needs ids: the entries to forget");
-  if (ids.length > MAX_FORGET_IDS) {
-    throw new Error(`memory_forget: ${ids.length} ids: at most ${MAX_FORGET_IDS} at a time`);
-  }
-  const bad = ids.find((id) => !/^[A-Za-z0-9_-]{12}$/.test(id));
-  if (bad) throw new Error(`memory_forget: ${JSON.stringify(bad)} is not an entry id (12 characters)`);
+  const ids = entryIds(params, "memory_forget", "the entries to forget");
   const args = ["forget", "--json", "--yes"];
   if (agent) args.push("--agent", agent);
+  args.push("--", ...ids);
+  return args;
+}
+
+/** The argv of `zettelclaw review close|drop|undo` for the tool's parameters: this agent's own
+ * memory only, without a question (`--yes`). */
+export function closeArgs(params = {}, agent) {
+  const ids = entryIds(params, "memory_close", "the tasks or questions to close");
+  const action = text(params.action) || "close";
+  if (!CLOSE_ACTIONS.includes(action)) {
+    throw new Error(`memory_close: action ${JSON.stringify(action)}: use ${CLOSE_ACTIONS.join(", ")}`);
+  }
+  const args = ["review"];
+  if (agent) args.push("--agent", agent);
+  args.push(action === "reopen" ? "undo" : action, "--json", "--yes");
+  const answer = text(params.answer);
+  if (answer) {
+    if (action !== "close") throw new Error("memory_close: an answer goes with action close");
+    args.push("--answer", answer);
+  }
   args.push("--", ...ids);
   return args;
 }
@@ -356,20 +420,26 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     },
   };
 
+  /** `zettelclaw ARGS` (``makeArgs(params, agent)``) in the calling agent's own memory, never
+   * a shared agent's: what it printed (JSON Lines), or its error thrown. */
+  async function inOwnMemory(makeArgs, params, signal, command) {
+    const settings = getSettings();
+    const args = makeArgs(params, agentArg({}, agentIdFor(ctx, ctx.sessionKey)));
+    const result = await runCommand(settings, args, {
+      timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
+    });
+    if (result.code !== 0) throw new Error(failureMessage(result, command));
+    return { values: parseJsonLines(result.stdout), stderr: result.stderr };
+  }
+
   const memoryForget = {
     name: "memory_forget",
     label: "Memory Forget",
     description: FORGET_DESCRIPTION,
     parameters: FORGET_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
-      const settings = getSettings();
-      const own = agentIdFor(ctx, ctx.sessionKey);
-      const args = forgetArgs(params, agentArg({}, own)); // never a shared agent's memory
-      const result = await runCommand(settings, args, {
-        timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
-      });
-      if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw forget"));
-      const forgotten = parseJsonLines(result.stdout);
+      const { values: forgotten } = await inOwnMemory(forgetArgs, params, signal,
+        "zettelclaw forget");
       const details = {
         forgotten: forgotten.map((e) => ({ id: e.id, type: e.type, content: e.content })),
         count: forgotten.length,
@@ -379,5 +449,27 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     },
   };
 
-  return [memorySearch, memoryGet, memoryForget];
+  const memoryClose = {
+    name: "memory_close",
+    label: "Memory Close",
+    description: CLOSE_DESCRIPTION,
+    parameters: CLOSE_PARAMETERS,
+    async execute(toolCallId, params = {}, signal) {
+      const { values: written, stderr } = await inOwnMemory(closeArgs, params, signal,
+        "zettelclaw review");
+      const details = {
+        written: written.map((e) => ({
+          id: e.id, type: e.type, content: e.content, status: e.status, replaces: e.replaces,
+        })),
+        count: written.length,
+      };
+      if (!written.length) {
+        details.note = "Nothing was written: " + (text(stderr).split("\n")[0]
+          || "these are not open tasks or questions.");
+      }
+      return toolResult(details);
+    },
+  };
+
+  return [memorySearch, memoryGet, memoryForget, memoryClose];
 }

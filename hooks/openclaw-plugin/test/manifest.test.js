@@ -56,7 +56,7 @@ test("the manifest claims the memory slot, starts with the gateway and owns both
   assert.equal(manifest.kind, "memory");
   assert.equal(manifest.activation.onStartup, true);
   assert.deepEqual([...manifest.contracts.tools].sort(),
-    ["memory_forget", "memory_get", "memory_search"]);
+    ["memory_close", "memory_forget", "memory_get", "memory_search"]);
   assert.equal(createPlugin().id, manifest.id);
 });
 

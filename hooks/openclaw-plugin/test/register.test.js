@@ -20,7 +20,7 @@ test("register wires four typed hooks and one factory for both tools", () => {
     createPlugin().register(api);
     assert.deepEqual(Object.keys(api.hooks).sort(), [...HOOK_NAMES].sort(), version);
     assert.equal(api.toolFactories.length, 1, version);
-    assert.deepEqual(api.toolFactories[0].opts, { names: ["memory_search", "memory_get", "memory_forget"] });
+    assert.deepEqual(api.toolFactories[0].opts, { names: ["memory_search", "memory_get", "memory_forget", "memory_close"] });
   }
 });
 

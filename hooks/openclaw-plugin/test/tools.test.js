@@ -449,3 +449,46 @@ test("memory_get of a forgotten entry returns what `get --json` says (forgotten,
   const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id }));
   assert.deepEqual(details, gone);
 });
+
+// memory_close: `zettelclaw review close|drop|undo --json --yes` in the agent's own memory
+
+test("memory_close: closes, drops or reopens loops by id in this agent's memory", async () => {
+  const done = { ...TASK, id: "Nw1dN_0000aa", status: "done", replaces: TASK.id, session: "review" };
+  const { fake, tools } = setup({ behavior: { review: { stdout: jsonLines([done]) } } });
+  const tool = tools.memory_close;
+  assert.equal(tool.label, "Memory Close");
+  assert.deepEqual(tool.parameters.required, ["ids"]);
+  assert.deepEqual(tool.parameters.properties.action.enum, ["close", "drop", "reopen"]);
+  assert.match(tool.description, /confirmed/);
+  const details = parsed(await tool.execute("c", { ids: [TASK.id] }));
+  assert.deepEqual(details, {
+    written: [{ id: done.id, type: "task", content: TASK.content, status: "done", replaces: TASK.id }],
+    count: 1,
+  });
+  await tool.execute("c", { ids: [TASK.id], action: "drop" });
+  await tool.execute("c", { ids: [done.id], action: "reopen" });
+  await tool.execute("c", { ids: ["Jn2fR_7vKw4X"], answer: "Yes, with the queue" });
+  const argvs = fake.records("finished").map((r) => r.argv);
+  assert.deepEqual(argvs, [
+    ["review", "--agent", "main", "close", "--json", "--yes", "--", TASK.id],
+    ["review", "--agent", "main", "drop", "--json", "--yes", "--", TASK.id],
+    ["review", "--agent", "main", "undo", "--json", "--yes", "--", done.id],
+    ["review", "--agent", "main", "close", "--json", "--yes", "--answer", "Yes, with the queue",
+      "--", "Jn2fR_7vKw4X"],
+  ]);
+});
+
+test("memory_close refuses what is no id or no action before running anything", async () => {
+  const { fake, tools } = setup({
+    behavior: { review: { code: 1, stderr: "Error: no entry with id zzzzzzzzzzzz\n" } },
+  });
+  const tool = tools.memory_close;
+  await assert.rejects(tool.execute("c", { ids: [] }), /needs ids/);
+  await assert.rejects(tool.execute("c", { ids: ["--all"] }), /not an entry id/);
+  await assert.rejects(tool.execute("c", { ids: [TASK.id], action: "delete" }), /action "delete"/);
+  await assert.rejects(tool.execute("c", { ids: [TASK.id], action: "drop", answer: "x" }),
+    /answer goes with action close/);
+  assert.equal(fake.records("finished").length, 0);
+  await assert.rejects(tool.execute("c", { ids: ["zzzzzzzzzzzz"] }),
+    /zettelclaw review failed: no entry with id zzzzzzzzzzzz/);
+});

@@ -1,0 +1,155 @@
+"""`zettelclaw review` (issue 24): the open tasks and questions, oldest first; close, drop or
+keep them in bulk, each close a correction in the log (never an edit), undone by another."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from tests.conftest import write_log
+
+
+def days_ago(n: int) -> str:
+    return (datetime.now(timezone.utc) - timedelta(days=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def entry(id_: str, type_: str, content: str, age: int, subject: str | None = None,
+          **fields) -> dict:
+    out = {"id": id_, "timestamp": days_ago(age), "type": type_, "content": content}
+    if type_ == "task":
+        out["status"] = fields.pop("status", "open")
+    if subject:
+        out["subject"] = subject
+    return {**out, **fields, "session": "s1"}
+
+
+LOOPS = [
+    entry("oldQuestion1", "question", "Should we move to Hetzner?", 200),
+    entry("gardenTask01", "task", "Prune the apple tree", 90, "garden"),
+    entry("tlsTask00001", "task", "Renew the TLS cert", 60, "homelab"),
+    entry("doneTask0001", "task", "Book the venue", 50, status="done"),
+    entry("homelabFact1", "fact", "The homelab runs Proxmox 8", 3, "homelab"),  # touches it
+    entry("canaryQuest1", "question", "Who owns the canary?", 2, "deploy"),
+]
+
+
+@pytest.fixture
+def loops_log(log_dir):
+    return write_log(log_dir, LOOPS)
+
+
+def current(cli, entry_id: str) -> dict:
+    """The current version of ``entry_id``'s chain."""
+    return cli.lines("get", entry_id, "--history", "--json")[-1]
+
+
+def test_review_lists_the_open_loops_oldest_first_the_quiet_ones_marked(cli, loops_log):
+    rows = cli.lines("review", "--json")
+
+    assert [r["id"] for r in rows] == ["oldQuestion1", "gardenTask01", "tlsTask00001",
+                                       "canaryQuest1"]
+    assert [r["quiet"] for r in rows] == [True, True, False, False]
+    assert rows[2]["touched"][:10] == days_ago(3)[:10]  # its subject was touched 3 days ago
+    assert [r["id"] for r in cli.lines("review", "--quiet", "--json")] == [
+        "oldQuestion1", "gardenTask01"]
+    assert [r["id"] for r in cli.lines("review", "--type", "task", "--json")] == [
+        "gardenTask01", "tlsTask00001"]
+
+
+def test_closing_the_quiet_loops_in_bulk_appends_corrections_and_undo_opens_them_again(
+        cli, loops_log):
+    before = loops_log.read_bytes()
+
+    closed = cli("review", "--quiet", "close", "--all", "--yes")
+
+    assert closed.exit_code == 0, closed.stderr
+    assert closed.stderr.startswith("Closed 2 loops; undo: zettelclaw review undo ")
+    after = loops_log.read_bytes()
+    assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 2
+    assert [r["id"] for r in cli.lines("review", "--json")] == ["tlsTask00001",
+                                                                "canaryQuest1"]
+    # a task closed is the same task, done; a question closed is the fact that settles it
+    task = current(cli, "gardenTask01")
+    assert (task["type"], task["status"], task["content"], task["replaces"]) == (
+        "task", "done", "Prune the apple tree", "gardenTask01")
+    fact = current(cli, "oldQuestion1")
+    assert (fact["type"], fact["content"]) == ("fact", "Settled: Should we move to Hetzner?")
+    brief = cli("brief", "--no-llm", "--print")
+    assert "Quiet for" not in brief.stdout and "Prune the apple tree" not in brief.stdout
+    assert "garden" not in brief.stdout  # a review's close is bookkeeping, not activity
+
+    undo_ids = closed.stderr.split("review undo ")[1].split()
+    undone = cli("review", "undo", *undo_ids, "--yes")
+
+    assert undone.exit_code == 0, undone.stderr
+    assert undone.stderr.strip() == "Opened again 2 loops"
+    rows = cli.lines("review", "--json")
+    assert [r["content"] for r in rows] == ["Should we move to Hetzner?",
+                                            "Prune the apple tree", "Renew the TLS cert",
+                                            "Who owns the canary?"]
+    assert loops_log.read_bytes().startswith(after)  # the undo is one more correction
+    history = cli.lines("get", "gardenTask01", "--history", "--json")
+    assert [h.get("status") for h in history] == ["open", "done", "open"]
+
+
+def test_dropping_says_so_and_a_question_can_be_closed_with_its_answer(cli, loops_log):
+    dropped = cli("review", "drop", "gardenTask01", "oldQuestion1", "--yes")
+    answered = cli("review", "close", "canaryQuest1", "--answer", "Max owns the canary",
+                   "--yes")
+
+    assert dropped.exit_code == 0 and answered.exit_code == 0, dropped.stderr
+    task = current(cli, "gardenTask01")
+    assert task["status"] == "done"
+    assert task["detail"] == "Dropped in review, not done."
+    assert current(cli, "oldQuestion1")["content"] == (
+        "Dropped: Should we move to Hetzner?")
+    fact = current(cli, "canaryQuest1")
+    assert (fact["type"], fact["content"], fact["subject"]) == (
+        "fact", "Max owns the canary", "deploy")
+    assert [r["id"] for r in cli.lines("review", "--json")] == ["tlsTask00001"]
+
+
+def test_a_bad_id_or_no_terminal_is_one_line_and_the_log_is_untouched(cli, loops_log):
+    before = loops_log.read_bytes()
+
+    unknown = cli("review", "close", "zzzzzzzzzzzz", "--yes")
+    off_terminal = cli("review", "close", "gardenTask01")
+    nothing = cli("review", "close")
+    done = cli("review", "close", "doneTask0001", "--yes")
+
+    assert (unknown.exit_code, unknown.stderr) == (1, "Error: no entry with id zzzzzzzzzzzz\n")
+    assert off_terminal.exit_code == 2
+    assert off_terminal.stderr.startswith("Error: not on a terminal: add --yes")
+    assert nothing.exit_code == 2 and nothing.stderr.startswith("Error: name what to close")
+    assert done.exit_code == 0 and "is not an open task or question" in done.stderr
+    assert "Nothing to close." in done.stderr
+    assert loops_log.read_bytes() == before
+
+
+def test_walk_asks_about_each_loop_and_writes_what_was_chosen(cli, loops_log, monkeypatch):
+    from zettelclaw.commands import subjects
+
+    monkeypatch.setattr(subjects, "_on_terminal", lambda: True)
+
+    walked = cli("review", "walk", input="c\nd\nk\nk\n")
+
+    assert walked.exit_code == 0, walked.stderr
+    assert "[1/4]" in walked.stderr and "Should we move to Hetzner?" in walked.stderr
+    assert "Closed 1, dropped 1, left 2 open; undo: zettelclaw review undo " in walked.stderr
+    assert current(cli, "oldQuestion1")["type"] == "fact"
+    assert current(cli, "gardenTask01")["detail"].startswith("Dropped")
+    assert [r["id"] for r in cli.lines("review", "--json")] == ["tlsTask00001",
+                                                                "canaryQuest1"]
+
+
+def test_the_agents_tool_closes_in_its_own_memory_with_the_same_command(cli, loops_log):
+    # memory_close runs exactly this (hooks/openclaw-plugin/lib/tools.js closeArgs)
+    written = cli.lines("review", "--agent", "main", "close", "--json", "--yes", "--",
+                        "tlsTask00001")
+
+    assert [(w["type"], w["status"], w["replaces"], w["session"]) for w in written] == [
+        ("task", "done", "tlsTask00001", "review")]
+    reopened = cli.lines("review", "--agent", "main", "undo", "--json", "--yes", "--",
+                         written[0]["id"])
+    assert [(r["status"], r["replaces"]) for r in reopened] == [("open", written[0]["id"])]

@@ -1,0 +1,240 @@
+"""``zettelclaw review``: the open tasks and questions, oldest first; close, drop or keep them
+(each close a correction in the log; ``review undo`` opens them again)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ._options import AgentOption, JsonOption, complete_subject
+from .subjects import DryRunOption, YesOption, _confirm
+
+QuietOption = Annotated[bool, typer.Option(
+    "--quiet", help="Only the loops untouched for more than briefing.quietAfter days (30): "
+                    "those the briefing counts instead of listing.")]
+TypeOption = Annotated[Optional[str], typer.Option(
+    "--type", metavar="task|question", help="Only open tasks, or only open questions.",
+    show_default=False)]
+SubjectOption = Annotated[Optional[str], typer.Option(
+    "--subject", "-s", help="Only the loops about this subject.",
+    autocompletion=complete_subject, show_default=False)]
+IdsArgument = Annotated[Optional[list[str]], typer.Argument(
+    metavar="[ID]...", help="The loops (any version of a corrected one names it).",
+    show_default=False)]
+AllOption = Annotated[bool, typer.Option(
+    "--all", help="Every open loop `zettelclaw review` lists with the same filters (given "
+                  "before the subcommand).")]
+
+
+def register(app: typer.Typer) -> None:
+    review = typer.Typer(invoke_without_command=True)
+    app.add_typer(review, name="review")
+
+    @review.callback()
+    def default(ctx: typer.Context, quiet: QuietOption = False, type_: TypeOption = None,
+                subject: SubjectOption = None, agent: AgentOption = None,
+                as_json: JsonOption = False) -> None:
+        """The open tasks and questions, oldest first, with when each was last touched; a
+        quiet one (untouched for more than briefing.quietAfter days) is marked. `review close`
+        and `review drop` end them in bulk, `review undo` opens them again; keeping one
+        writes nothing. On a terminal, `review walk` asks about each in turn.
+        """
+        if ctx.invoked_subcommand is not None:
+            ctx.obj = {"quiet": quiet, "type": type_, "subject": subject, "agent": agent}
+            return
+        from ..render import emit_json_lines, want_json
+
+        loops = _loops(agent).open(kind=_kind(type_), subject=subject, quiet=quiet)
+        if want_json(as_json):
+            emit_json_lines(loop.row() for loop in loops)
+            return
+        if not loops:
+            typer.echo("No open tasks or questions" + (" quiet for long." if quiet else "."),
+                       err=True)
+            return
+        _table(loops)
+        typer.echo(f"{_count(len(loops), 'open loop')}; close: zettelclaw review close ID..., "
+                   "drop: zettelclaw review drop ID...", err=True)
+
+    def act(ctx: typer.Context, action: str, ids, every: bool, answer, dry_run: bool,
+            yes: bool, as_json: bool) -> None:
+        from ..errors import UsageError
+
+        scope = ctx.obj or {}
+        if not ids and not every:
+            raise UsageError(f"name what to {action}: loop ids, or --all with filters")
+        loops = _loops(scope.get("agent"))
+        listed = loops.open(kind=_kind(scope.get("type")), subject=scope.get("subject"),
+                            quiet=bool(scope.get("quiet"))) if every else None
+        _run(loops.plan(action, list(ids or []), every=listed, answer=answer),
+             dry_run=dry_run, yes=yes, as_json=as_json)
+
+    @review.command()
+    def close(ctx: typer.Context, ids: IdsArgument = None, every: AllOption = False,
+              answer: Annotated[Optional[str], typer.Option(
+                  "--answer", help="The answer that settles one question (stored as the fact "
+                                   "that replaces it).", show_default=False)] = None,
+              dry_run: DryRunOption = False, yes: YesOption = False,
+              as_json: JsonOption = False) -> None:
+        """Close open loops: a task becomes done, a question a fact that settles it
+        ("Settled: ..." or --answer). Each is a correction appended to the log; `review undo
+        ID...` opens them again. Filters go before the word:
+        `zettelclaw review --quiet close --all`.
+        """
+        act(ctx, "close", ids, every, answer, dry_run, yes, as_json)
+
+    @review.command()
+    def drop(ctx: typer.Context, ids: IdsArgument = None, every: AllOption = False,
+             dry_run: DryRunOption = False, yes: YesOption = False,
+             as_json: JsonOption = False) -> None:
+        """Drop open loops nobody will do or answer: a task becomes done, its detail saying
+        "Dropped in review, not done."; a question a fact "Dropped: ...". Each is a correction
+        appended to the log; `review undo ID...` opens them again.
+        """
+        act(ctx, "drop", ids, every, None, dry_run, yes, as_json)
+
+    @review.command()
+    def undo(ctx: typer.Context, ids: IdsArgument = None, dry_run: DryRunOption = False,
+             yes: YesOption = False, as_json: JsonOption = False) -> None:
+        """Open again loops that review closed or dropped (the ids it printed, or any version
+        of their chains): one more correction each, the loop as it was."""
+        loops = _loops((ctx.obj or {}).get("agent"))
+        _run(loops.plan_undo(list(ids or [])), dry_run=dry_run, yes=yes, as_json=as_json)
+
+    @review.command()
+    def walk(ctx: typer.Context) -> None:
+        """Ask about each open loop in turn, oldest first (on a terminal): keep, close, drop,
+        or stop; what you chose is written in one go at the end, with the line that undoes
+        it. Filters go before the word: `zettelclaw review --quiet walk`."""
+        from ..errors import UsageError
+        from .subjects import _on_terminal
+
+        if not _on_terminal():
+            raise UsageError("review walk asks at a terminal; off one, use `review close` or "
+                             "`review drop` with ids or --all")
+        scope = ctx.obj or {}
+        loops = _loops(scope.get("agent"))
+        chosen: dict[str, list[str]] = {"close": [], "drop": []}
+        listed = loops.open(kind=_kind(scope.get("type")), subject=scope.get("subject"),
+                            quiet=bool(scope.get("quiet")))
+        for number, loop in enumerate(listed, 1):
+            typer.echo(f"[{number}/{len(listed)}] {_line(loop)}", err=True)
+            choice = _ask()
+            if choice == "stop":
+                break
+            if choice in chosen:
+                chosen[choice].append(loop.entry["id"])
+        written = []
+        for action, ids in chosen.items():
+            if ids:
+                written += _write(loops.plan(action, ids))
+        kept = len(listed) - sum(len(ids) for ids in chosen.values())
+        typer.echo(f"Closed {len(chosen['close'])}, dropped {len(chosen['drop'])}, "
+                   f"left {kept} open" + _undo_hint(written), err=True)
+
+
+def _ask() -> str:
+    answers = {"k": "keep", "c": "close", "d": "drop", "s": "stop", "q": "stop"}
+    while True:
+        try:
+            said = typer.prompt("  [k]eep, [c]lose, [d]rop, [s]top", default="k",
+                                show_default=False, err=True)
+        except typer.Abort:  # end of input or Ctrl-C: stop, keep what was chosen
+            return "stop"
+        choice = answers.get(said.strip().lower()[:1])
+        if choice is not None:
+            return choice
+
+
+def _loops(agent):
+    from .. import clock, paths
+    from ..briefing import Options
+    from ..review import Loops
+
+    return Loops(agents=paths.agent_scope(agent), default=paths.default_agent(),
+                 quiet_after=Options.resolve(use_model=False).quiet_after, now=clock.now())
+
+
+def _kind(type_: str | None) -> str | None:
+    from ..errors import UsageError
+
+    if type_ is not None and type_ not in ("task", "question"):
+        raise UsageError(f"--type {type_!r}: review walks tasks and questions")
+    return type_
+
+
+def _run(done, *, dry_run: bool, yes: bool, as_json: bool) -> None:
+    from ..render import emit_json_lines, want_json
+
+    for note in done.notes:
+        typer.echo(f"note: {note}", err=True)
+    verb = {"close": "close", "drop": "drop", "undo": "open again"}[done.action]
+    plan = [f"Would {verb} {_count(len(done.loops), 'loop')}:",
+            *(f"  {_line_of(e)}" for e in done.loops)]
+    if dry_run or not done.loops:
+        if want_json(as_json):
+            emit_json_lines(done.lines)
+        elif done.loops:
+            typer.echo("\n".join(plan))
+        if not done.loops:
+            typer.echo(f"Nothing to {verb}.", err=True)
+        return
+    _confirm(yes, plan, f"{verb.capitalize()}?")
+    written = _write(done)
+    done_verb = {"close": "Closed", "drop": "Dropped", "undo": "Opened again"}[done.action]
+    said = f"{done_verb} {_count(len(written), 'loop')}" + _undo_hint(written)
+    if want_json(as_json):  # the corrections appended; the summary for the person
+        emit_json_lines(written)
+        typer.echo(said, err=True)
+        return
+    typer.echo(said)
+
+
+def _write(done) -> list[dict]:
+    from ..forget import rebrief
+    from ..review import apply
+
+    written = apply(done)
+    for note in rebrief(written) if written else []:
+        typer.echo(note if note.startswith("warning:") else f"note: {note}", err=True)
+    return written
+
+
+def _undo_hint(written: list[dict]) -> str:
+    closes = [line["id"] for line in written if line["type"] == "fact"
+              or line.get("status") == "done"]
+    return f"; undo: zettelclaw review undo {' '.join(closes)}" if closes else ""
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _line(loop) -> str:
+    quiet = ", quiet" if loop.quiet else ""
+    return f"{_line_of(loop.entry)} (touched {loop.touched[:10]}{quiet})"
+
+
+def _line_of(entry: dict) -> str:
+    from .forget import _line as entry_line
+
+    return entry_line(entry)
+
+
+def _table(loops) -> None:
+    from rich.table import Table
+
+    from ..render import cell, console
+
+    table = Table(header_style="bold")
+    for column in ("id", "date", "type", "subject", "touched", "content"):
+        table.add_column(column)
+    for loop in loops:
+        e = loop.entry
+        table.add_row(cell(e["id"]), cell(str(e.get("timestamp", ""))[:10]), cell(e["type"]),
+                      cell(e.get("subject") or ""),
+                      cell(loop.touched[:10] + (" quiet" if loop.quiet else ""),
+                           "dim" if loop.quiet else ""),
+                      cell(e.get("content", "")))
+    console().print(table)

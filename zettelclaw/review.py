@@ -1,0 +1,219 @@
+"""Review: walk the open loops, oldest first, and close, drop or keep them (design §3.6: the
+log never decays, so what nobody will do must be closed by someone).
+
+An open loop is a current open task or a current question (§3.2: a question closes when a
+decision or a fact replaces it). Closing or dropping one is a correction appended to the log,
+never an edit, the way ``write --replaces`` corrects an entry:
+
+* a task closed is the same task with ``status: done``; dropped, it is done too, its detail
+  beginning "Dropped in review, not done.";
+* a question closed is a fact replacing it, "Settled: <question>" (or the answer given);
+  dropped, a fact "Dropped: <question>".
+
+Every line review writes has the session ``review``: bookkeeping, not activity (the briefing
+does not count it as touching a subject). Its undo is one more correction: the loop as it was
+before the close (its date too), open again, replacing the close (a new id; ``get --history``
+shows the whole chain). Keeping a loop writes nothing. A loop is *quiet* when neither it nor any
+entry about its subject was written in the last ``briefing.quietAfter`` days: the briefing
+counts those on one line instead of listing them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from . import paths
+from .errors import GoneError, NotFoundError, UsageError
+from .log import Log
+
+SESSION = "review"
+ACTIONS = ("close", "drop")
+DROPPED = "Dropped in review, not done."
+
+
+@dataclass
+class Loop:
+    entry: dict  # the current version
+    touched: str  # when it (or an entry about its subject) was last written
+    quiet: bool
+
+    def row(self) -> dict:
+        return {**self.entry, "touched": self.touched, "quiet": self.quiet}
+
+
+@dataclass
+class Plan:
+    """The corrections a close, drop or undo would append, and what it leaves alone."""
+
+    action: str  # close, drop or undo
+    loops: list[dict] = field(default_factory=list)  # the versions it replaces
+    lines: list[dict] = field(default_factory=list)  # the corrections, one per loop
+    notes: list[str] = field(default_factory=list)
+
+
+def _is_open(entry: dict) -> bool:
+    return entry["type"] == "question" or (entry["type"] == "task"
+                                           and entry.get("status") == "open")
+
+
+class Loops:
+    """The open loops of the agents in scope, as the log stands."""
+
+    def __init__(self, *, agents: frozenset[str] | None, default: str | None = None,
+                 quiet_after: int, now: datetime):
+        from .resolve import Resolution
+
+        self.default = default or paths.default_agent()
+        self.resolution = Resolution.of_log(agents=agents, default_agent=self.default)
+        from .clock import format_ts
+
+        self.quiet_key = format_ts(now - timedelta(days=quiet_after))
+        self.last_seen: dict[str, str] = {}
+        for entry in self.resolution.entries:
+            if entry.get("session") == SESSION:
+                continue  # a close or an undo is bookkeeping, not a touch
+            subject, stamp = entry.get("subject"), _key(entry.get("timestamp"))
+            if isinstance(subject, str) and stamp > self.last_seen.get(subject, ""):
+                self.last_seen[subject] = stamp
+
+    def loop(self, entry: dict) -> Loop:
+        touched = _key(entry.get("timestamp"))
+        subject = entry.get("subject")
+        if isinstance(subject, str):
+            touched = max(touched, self.last_seen.get(subject, ""))
+        return Loop(entry, touched, bool(touched) and touched < self.quiet_key)
+
+    def open(self, *, kind: str | None = None, subject: str | None = None,
+             quiet: bool = False) -> list[Loop]:
+        """The open loops, oldest first; ``quiet``: only those untouched for long."""
+        found = []
+        for entry in self.resolution.current:
+            if self.resolution.gone(entry["id"]) is not None or not _is_open(entry):
+                continue
+            if kind is not None and entry["type"] != kind:
+                continue
+            if subject is not None and entry.get("subject") != subject:
+                continue
+            loop = self.loop(entry)
+            if not quiet or loop.quiet:
+                found.append(loop)
+        found.sort(key=lambda loop: (_key(loop.entry.get("timestamp")),
+                                     self.resolution.position[loop.entry["id"]]))
+        return found
+
+    def head(self, entry_id: str) -> dict:
+        """The current version of ``entry_id`` (any version of it names it)."""
+        record = self.resolution.records.get(entry_id)
+        if record is not None and "purged" in record:
+            raise GoneError(entry_id, "purged", record.get("purged"))
+        if entry_id not in self.resolution.by_id:
+            raise NotFoundError(f"no entry with id {entry_id}")
+        gone = self.resolution.gone(entry_id)
+        if gone is not None:
+            how = "purged" if "purged" in gone else "forgotten"
+            raise GoneError(entry_id, how, gone.get("purged") or gone.get("timestamp"))
+        return self.resolution.latest(entry_id)
+
+    def plan(self, action: str, ids: list[str], *, every: list[Loop] | None = None,
+             answer: str | None = None) -> Plan:
+        """Close or drop the loops ``ids`` (and ``every`` one of a filtered list)."""
+        if action not in ACTIONS:
+            raise UsageError(f"unknown action {action!r}: use one of {', '.join(ACTIONS)}")
+        if answer is not None and (action != "close" or len(ids) != 1 or every):
+            raise UsageError("--answer settles one question: name exactly one id with close")
+        done = Plan(action)
+        chosen: dict[str, dict] = {}
+        for entry_id in ids:
+            head = self.head(entry_id)
+            if not _is_open(head):
+                done.notes.append(f"{entry_id} is not an open task or question "
+                                  f"(its current version {head['id']} is a "
+                                  f"{'done task' if head['type'] == 'task' else head['type']})")
+                continue
+            chosen.setdefault(head["id"], head)
+        for loop in every or []:
+            chosen.setdefault(loop.entry["id"], loop.entry)
+        for head in sorted(chosen.values(), key=lambda e: self.resolution.position[e["id"]]):
+            if answer is not None and head["type"] != "question":
+                raise UsageError(f"--answer is for a question; {head['id']} is a task")
+            done.loops.append(head)
+            done.lines.append(_correction(head, action, answer))
+        return done
+
+    def plan_undo(self, ids: list[str]) -> Plan:
+        """Open again the loops that review closed or dropped: ``ids`` are the closes (or any
+        version of their chains)."""
+        if not ids:
+            raise UsageError("name the closes to undo (the ids review printed)")
+        done = Plan("undo")
+        chosen: dict[str, dict] = {}
+        for entry_id in ids:
+            head = self.head(entry_id)
+            before = self.resolution.by_id.get(head.get("replaces") or "")
+            if head.get("session") != SESSION or before is None or _is_open(head):
+                done.notes.append(f"{entry_id}: its current version {head['id']} was not "
+                                  "closed or dropped by review")
+                continue
+            chosen.setdefault(head["id"], head)
+        for head in sorted(chosen.values(), key=lambda e: self.resolution.position[e["id"]]):
+            before = self.resolution.by_id[head["replaces"]]
+            done.loops.append(head)
+            done.lines.append(_reopened(before, head))
+        return done
+
+
+def _key(stamp) -> str:
+    from .clock import sort_key
+
+    return sort_key(stamp) or ""
+
+
+def _agent(entry: dict) -> str | None:
+    agent = entry.get("agent")
+    return agent if isinstance(agent, str) and agent else None
+
+
+def _correction(loop: dict, action: str, answer: str | None) -> dict:
+    from .entries import make_entry
+
+    subject, detail = loop.get("subject"), loop.get("detail")
+    if loop["type"] == "task":
+        if action == "drop":
+            detail = f"{DROPPED} {detail}" if detail else DROPPED
+        return make_entry("task", loop["content"], SESSION, detail=detail, subject=subject,
+                          status="done", replaces=loop["id"], agent=_agent(loop))
+    content = answer or f"{'Settled' if action == 'close' else 'Dropped'}: {loop['content']}"
+    why = "closed in review" if action == "close" else "dropped in review, no longer open"
+    return make_entry("fact", content, SESSION, detail=f"The question was {why}.",
+                      subject=subject, replaces=loop["id"], agent=_agent(loop))
+
+
+def _reopened(before: dict, close: dict) -> dict:
+    """The loop as it was before the close (its date too), open again."""
+    from .clock import is_plain
+    from .entries import make_entry
+
+    stamp = before.get("timestamp")
+    return make_entry(before["type"], before["content"], SESSION, detail=before.get("detail"),
+                      subject=before.get("subject"), timestamp=stamp if is_plain(stamp) else None,
+                      status="open" if before["type"] == "task" else None,
+                      replaces=close["id"], agent=_agent(before))
+
+
+def apply(done: Plan) -> list[dict]:
+    """Append the plan's corrections in one locked write; returns the lines written. A loop
+    corrected, forgotten or purged since the plan was made is left alone."""
+    from .fsutil import dir_lock
+    from .resolve import Resolution
+    from .subjects import append_entries
+
+    log = Log(paths.log_path(), warn=False)
+    with dir_lock(log.path.parent):
+        resolution = Resolution.build(log.entries(records=True))
+        lines = [line for line in done.lines
+                 if line["replaces"] in resolution.by_id
+                 and not resolution.is_replaced(line["replaces"])]
+        if lines:
+            append_entries(lines, log, locked=True)
+    return lines
