@@ -6,6 +6,11 @@
   `get --history` then shows one line from the first version to the last.
 * **A correction inherits** the ``subject`` of what it replaces when it gives none, and a
   task its ``status`` (:func:`inherit`): "task done" with ``--replaces`` stays in its subject.
+* **What was forgotten or purged stays so.** A correction never names an entry whose chain
+  ends in a forget or a purge tombstone: `write --replaces` refuses it, extraction keeps the
+  entry without its ``replaces`` (``extract.build_entries``), and both check again under the
+  lock, right before the append (:func:`gone_targets`): a forget or purge may land while the
+  model is answering.
 * **The same thing is not stored twice** (:func:`dedup_key`; :class:`Current` for
   extraction, a streaming scan in ``writer`` for `write`): an entry whose type, subject,
   (for tasks) status and normalised content equal those of a *current* entry is not appended.
@@ -30,6 +35,29 @@ def dedup_key(entry: dict) -> tuple | None:
         return None
     status = entry.get("status") if entry.get("type") == "task" else None
     return (entry["type"], entry.get("subject") or "", status, normalise(entry["content"]))
+
+
+def gone_targets(log, targets) -> dict[str, str]:
+    """Of ``targets`` (ids that entries about to be appended replace), those forgotten or
+    purged in ``log`` as it stands (the caller holds the lock): id -> ``"forgotten"`` or
+    ``"purged"``. One scan of the log's ``replaces`` (C speed), then each target's chain."""
+    from .resolve import StreamingResolution, gone_kind
+
+    targets = {t for t in targets if isinstance(t, str)}
+    if not targets or not log.exists():
+        return {}
+    streaming = StreamingResolution.scan(log.path)
+    found: dict[str, tuple[int, dict]] = {}
+    for target in targets:
+        for pos, line in log.located(needle=f'"{target}"'.encode(), records=True):
+            if line["id"] == target:
+                found[target] = (pos, line)
+    gone = {}
+    for target, (pos, line) in found.items():
+        kind = gone_kind(line) or gone_kind(streaming.head(line, pos))
+        if kind is not None or line.get("type") == "unforget":
+            gone[target] = kind or "forgotten"
+    return gone
 
 
 def inherit(head: dict, type: str, subject: str | None, status: str | None,

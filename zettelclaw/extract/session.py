@@ -152,7 +152,7 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
         if segment.has_user:  # a later conversation may correct an earlier one's,
             stamp = segment_time(segment, ref)  # never one newer than itself: the
             existing = extractor.existing_context(  # log as it stood at the time
-                Resolution.build(_as_of(log_entries, stamp)).current)
+                Resolution.build(_as_of(log_entries, stamp, current.resolution)).current)
             made, usage, notes, skipped = extractor.extract_segment(
                 segment, known_ids=known_ids, existing=existing, timestamp=stamp,
                 resolution=current.resolution, agent=run.agent)
@@ -165,9 +165,10 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
         result.entries.extend(made)
         if not run.dry_run:
             last = number == len(todo.todo)
-            extractor._commit(run.session_id, run.token, made, make_cursor(segment), usage,
-                              agent=run.agent, key=run.key, reason=run.reason, release=last,
-                              held=bool(todo.held) and last, history=run.history)
+            result.warnings += extractor._commit(
+                run.session_id, run.token, made, make_cursor(segment), usage, agent=run.agent,
+                key=run.key, reason=run.reason, release=last,
+                held=bool(todo.held) and last, history=run.history)
             run.released = last
         if on_segment is not None:  # a progress bar
             on_segment(segment)
