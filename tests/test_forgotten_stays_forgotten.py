@@ -100,3 +100,42 @@ def test_a_purged_entry_is_no_replaces_target_for_the_model(log_dir, cli, home, 
     assert f"dropped replaces={GATE}: that entry was purged" in result.stderr
     assert "replaces" not in next(e for e in read_log(log_dir) if e.get("content"))
     assert "was purged" in cli("get", GATE).stderr
+
+
+# -- what still quotes it -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def quoted(log_dir):
+    """A fact, the handoff that left off at it, a decision whose detail quotes it."""
+    write_log(log_dir, [
+        _entry(GATE, "fact", OLD_WORDS, stamp="2026-11-10T09:00:00Z", subject="flat"),
+        _entry("handoff00001", "handoff", f"Left off at: {OLD_WORDS}",
+               stamp="2026-11-10T09:30:00Z"),
+        _entry("decision0001", "decision", "Change the gate code monthly",
+               stamp="2026-11-11T09:00:00Z", detail=f"Because {OLD_WORDS} leaked")])
+
+
+def test_forget_names_the_current_entries_that_still_quote_it(quoted, cli):
+    result = cli("forget", GATE, "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "note: still quoted by handoff00001" in result.stderr
+    assert "note: still quoted by decision0001" in result.stderr
+
+
+def test_forget_match_forgets_by_text_as_purge_match_purges(quoted, cli, zc):
+    dry = cli("forget", "--match", "gate code is 4471", "--dry-run", "--json")
+    assert dry.exit_code == 0, dry.stderr
+    assert [json.loads(line)["id"] for line in dry.stdout.splitlines()] == [
+        GATE, "handoff00001", "decision0001"]
+    assert cli("search", "4471").stdout.strip()  # the dry run changed nothing
+    refused = cli("forget", "--match", "gate code is 4471")  # off a terminal: needs --yes
+    assert refused.exit_code != 0 and cli("search", "4471").stdout.strip()
+    assert cli("forget", "--match", "gt", "--yes").exit_code == 2  # as purge: 3 characters
+    done = cli("forget", "--match", "gate code is 4471", "--yes")
+    assert done.exit_code == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 3 and "still quoted" not in done.stderr
+    assert cli("search", "4471").stdout.strip() == ""
+    assert "4471" not in zc("handoff").stdout.decode()
+    assert cli("forget", "--undo", GATE, "handoff00001", "decision0001", "--yes").exit_code == 0
+    assert cli("search", "4471").stdout.strip()
