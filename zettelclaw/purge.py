@@ -12,16 +12,21 @@ correction chain: every version holds the same thing in older words.
 
 The same text then leaves every other file zettelclaw writes: ``state.json`` (entries waiting in
 ``pending``, the free text of failure records), the background runs' output (``hooks.log``, its
-rotated ``hooks.log.1``, the nightly job's ``brief.log``), the Obsidian vault's pages
-(``vault build`` wrote the words there, and a build never rewrites a line), and MEMORY.md's
+rotated ``hooks.log.1``, the nightly job's ``brief.log``), the pages of every vault the log
+was rendered into (``vault build`` wrote the words there, and a build never rewrites a line:
+only what the purged entries rendered goes, never the structure of a page), and MEMORY.md's
 generated block, which is briefed again (without the model). The person's part of MEMORY.md
 is theirs: purge says where the text still is there, and changes nothing of it. ``--match
-TEXT`` also scrubs TEXT where it appears outside the purged entries, in those files.
+TEXT`` also scrubs TEXT where it appears outside the purged entries, in state.json and the run
+logs.
 
-Order, for all or nothing under SIGKILL: under one hold of the lock, state.json first (so that
-no run left killed can append a purged entry again from ``pending``), then the log in one
-rename. A kill before that rename leaves the old log, and running the purge again finishes it;
-the log files and MEMORY.md are scrubbed after, and again by a rerun.
+Order, for all or nothing under SIGKILL: the run logs and the vaults first, while the log still
+holds the words (a kill there leaves the log whole, and running the purge again finds them
+again); then, under one hold of the lock, state.json (so that no run left killed can append a
+purged entry again from ``pending``) and the log in one rename; then MEMORY.md. A kill before
+that rename leaves the old log; one after it leaves state.json's ``purging`` record (the agents
+whose MEMORY.md to brief again, never the words), which ``purge --finish``, or any later purge,
+finishes. Each step on its own: one failing is said, and the others still run.
 """
 
 from __future__ import annotations
@@ -317,7 +322,8 @@ def _step(report: Report, path: Path, forms: list[str], scrub=None) -> None:
     except (OSError, ZettelclawError) as exc:
         from .redact import redact
 
-        where = f"{path}: not scrubbed ({redact(str(exc))}); run the purge again"
+        where = (f"{path}: not scrubbed ({redact(str(exc))}); it may still hold the purged "
+                 "words: edit or delete it")
         report.left.append(where)
         report.failed.append(where)
 
@@ -371,7 +377,10 @@ def doctor_check():
     purged words); None when there is none."""
     from .openclaw import Check
 
-    record = unfinished()
+    try:
+        record = unfinished()
+    except ZettelclawError:  # a broken state.json: a check of its own says so
+        return None
     if record is None:
         return None
     return Check("purge", "fail", f"a purge started {record['since']} did not finish "
@@ -479,12 +488,6 @@ def _scrub_value(value, pattern, key: str | None = None):
     return value
 
 
-def scrub_text(text: str, texts: list[str]) -> str:
-    """``text`` with every one of ``texts`` as ``[purged]``, ignoring case."""
-    pattern = _pattern(tuple(sorted(set(texts), key=len, reverse=True)))
-    return pattern.sub(MARK, text) if pattern is not None else text
-
-
 @functools.lru_cache(maxsize=8)
 def _pattern(texts: tuple[str, ...]):
     """One regular expression (ignoring case) for all of ``texts``, compiled once: a trie of
@@ -537,13 +540,6 @@ def _log_forms(texts: list[str]) -> list[str]:
     """What to take out of the run logs: each text as written and as a JSON line holds it."""
     forms = {form for text in texts for form in _escaped(text)}
     return sorted(forms, key=len, reverse=True)
-
-
-def scrub_run_logs(texts: list[str]) -> list[str]:
-    """Take ``texts`` out of hooks.log (and its rotated copy) and brief.log; returns the names of
-    the files that changed."""
-    forms = _log_forms(texts)
-    return [name for name in RUN_LOGS if _scrub_file(paths.log_dir() / name, forms)]
 
 
 def _vault_forms(entries: list[dict]) -> list[str]:
