@@ -307,17 +307,17 @@ def _scrub_outside(report: Report, found: Plan, texts: list[str]) -> None:
     said in ``report`` and the others done all the same."""
     if not texts:
         return
-    forms = _log_forms(texts)
+    pattern = _pattern(tuple(_log_forms(texts)))
     for name in RUN_LOGS:
-        _step(report, paths.log_dir() / name, forms)
-    rendered = _vault_forms(found.entries + found.pending)
-    for page in _vault_pages(found):
+        _step(report, paths.log_dir() / name, pattern)
+    rendered = _pattern(tuple(_vault_forms(found.entries + found.pending)))
+    for page in _vault_pages(found) if rendered is not None else []:
         _step(report, page, rendered, _scrub_page)
 
 
-def _step(report: Report, path: Path, forms: list[str], scrub=None) -> None:
+def _step(report: Report, path: Path, pattern, scrub=None) -> None:
     try:
-        if _scrub_file(path, forms, scrub):
+        if _scrub_file(path, pattern, scrub):
             report.scrubbed.append(str(path) if path.parent != paths.log_dir() else path.name)
     except (OSError, ZettelclawError) as exc:
         from .redact import redact
@@ -601,16 +601,13 @@ def _vault_pages(found: Plan) -> list[Path]:
     return pages
 
 
-def _scrub_file(path: Path, texts: list[str], scrub=None) -> bool:
-    """``texts`` out of ``path`` (by ``scrub``: default, everywhere): whether it changed. The
-    file may be appended to without our lock (the plugin's detached children; a person in
-    Obsidian), so it is replaced by compare-and-swap: what is appended meanwhile is kept,
-    another change means read again."""
+def _scrub_file(path: Path, pattern, scrub=None) -> bool:
+    """What ``pattern`` finds out of ``path`` (by ``scrub``: default, everywhere): whether it
+    changed. The file may be appended to without our lock (the plugin's detached children; a
+    person in Obsidian), so it is replaced by compare-and-swap: what is appended meanwhile is
+    kept, another change means read again."""
     from .fsutil import check_regular, compare_and_swap, read_bytes
 
-    pattern = _pattern(tuple(texts))
-    if pattern is None:
-        return False
     for _attempt in range(20):
         try:
             if not check_regular(path):
