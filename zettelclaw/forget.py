@@ -123,16 +123,17 @@ def _holds(entry: dict, text: str) -> bool:
 def _quoting(entries: list[dict], resolution) -> list[dict]:
     """The current entries, not among ``entries``, whose content or detail quotes the content
     of one of them: they still say what the forget hides."""
-    from .purge import MIN_MATCH
+    from .purge import MIN_MATCH, pattern_of
 
-    words = [e["content"] for e in entries if len(e["content"].strip()) >= MIN_MATCH]
-    if not words:
+    pattern = pattern_of(tuple(sorted({e["content"] for e in entries
+                                     if len(e["content"].strip()) >= MIN_MATCH})))
+    if pattern is None:
         return []
     chosen = {e["id"] for e in entries}
     return [e for e in resolution.current if e["id"] not in chosen
             and resolution.gone(e["id"]) is None
-            and any(_holds({"content": e.get("content"), "detail": e.get("detail")}, w)
-                    for w in words)]
+            and any(isinstance(e.get(key), str) and pattern.search(e[key])
+                    for key in ("content", "detail"))]
 
 
 def apply(done: Plan) -> list[dict]:

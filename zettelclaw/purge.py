@@ -307,10 +307,10 @@ def _scrub_outside(report: Report, found: Plan, texts: list[str]) -> None:
     said in ``report`` and the others done all the same."""
     if not texts:
         return
-    pattern = _pattern(tuple(_log_forms(texts)))
+    pattern = pattern_of(tuple(_log_forms(texts)))
     for name in RUN_LOGS:
         _step(report, paths.log_dir() / name, pattern)
-    rendered = _pattern(tuple(_vault_forms(found.entries + found.pending)))
+    rendered = pattern_of(tuple(_vault_forms(found.entries + found.pending)))
     for page in _vault_pages(found) if rendered is not None else []:
         _step(report, page, rendered, _scrub_page)
 
@@ -461,7 +461,7 @@ def _scrub_state(state: dict, found: Plan, texts: list[str], work: dict) -> bool
             if isinstance(record, dict) and isinstance(record.get("entries"), list):
                 record["entries"] = [e for e in record["entries"]
                                      if not (isinstance(e, dict) and e.get("id") in gone)]
-    pattern = _pattern(tuple(texts))
+    pattern = pattern_of(tuple(texts))
     scrubbed = {key: value if key in _STRUCTURE or pattern is None
                 else _scrub_value(value, pattern, key) for key, value in state.items()}
     changed = orjson.dumps(scrubbed) != before
@@ -489,7 +489,7 @@ def _scrub_value(value, pattern, key: str | None = None):
 
 
 @functools.lru_cache(maxsize=8)
-def _pattern(texts: tuple[str, ...]):
+def pattern_of(texts: tuple[str, ...]):
     """One regular expression (ignoring case) for all of ``texts``, compiled once: a trie of
     their characters, so what a search costs per character of the file hardly grows with how
     many texts a broad purge takes (one pattern per text, over every string of state.json,
@@ -725,7 +725,7 @@ def _left_in_memory(memory: Path, forms: list[str]) -> list[str]:
     from .briefing.memory_md import _read_memory
     from .markers import BEGIN_MARKER, END_MARKER, _locate
 
-    pattern = _pattern(tuple(forms))
+    pattern = pattern_of(tuple(forms))
     data = _read_memory(memory)
     if not data or pattern is None:
         return []
