@@ -190,7 +190,7 @@ def finished(proc: subprocess.Popen) -> tuple[int, bytes, bytes]:
     out, err = proc.communicate(timeout=300)
     assert b"Traceback" not in err, err
     if proc.returncode != 0:  # a clear refusal (a target purged or forgotten meanwhile)
-        assert err.startswith(b"Error: "), err
+        assert err.strip().splitlines()[-1].startswith(b"Error: "), err  # (after notes)
     return proc.returncode, out, err
 
 
