@@ -350,11 +350,12 @@ def test_a_purge_waits_for_the_lock_and_keeps_what_was_appended(log_dir, cli):
     assert len(final) == len(DESIGN_LINES) + 1
 
 
-def test_a_purge_killed_after_its_rewrite_is_finished_by_running_it_again(
+def test_a_purge_killed_after_its_rewrite_is_finished_by_purge_finish(
         everywhere, log_dir, cli, monkeypatch):
-    """Killed between the log's rename and the scrub of hooks.log and MEMORY.md: the entries
-    are tombstones already, their words are gone from the log, yet running the same purge
-    again still finds what to scrub (state.json's `purging` record)."""
+    """Killed between the log's rename and MEMORY.md's new briefing: hooks.log went first
+    (while the log still had the words), the entries are tombstones, the block still quotes
+    them. state.json's `purging` record says what is owed (never the words); `doctor` and
+    `stats` name the command that finishes it, and it does (issue 23)."""
     from zettelclaw import purge
 
     memory = everywhere["memory"]
@@ -368,17 +369,24 @@ def test_a_purge_killed_after_its_rewrite_is_finished_by_running_it_again(
         raise Killed
 
     with monkeypatch.context() as patch, pytest.raises(Killed):
-        patch.setattr(purge, "scrub_run_logs", killed)
+        patch.setattr(purge, "_rebrief", killed)
         cli("purge", target["id"], "--yes")
     assert lines(log_dir)[0]["purged"]
-    assert everywhere["phrase"] in (log_dir / "hooks.log").read_text()
-    result = cli("purge", target["id"], "--yes")
+    assert everywhere["phrase"] not in (log_dir / "hooks.log").read_text()
+    assert everywhere["phrase"] in memory.read_text()
+    state = (log_dir / "state.json").read_text()
+    assert "purging" in json.loads(state) and "4417" not in state
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["unfinishedPurge"]["fix"] == "zettelclaw purge --finish"
+    doctor = cli("doctor", "--json")
+    assert doctor.exit_code == 1
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "purge"]
+    assert check["status"] == "fail" and check["fix"] == "zettelclaw purge --finish"
+    result = cli("purge", "--finish")
     assert result.exit_code == 0, result.stderr
-    assert orjson.loads(result.stdout)["already"] == [target["id"]]
-    left = [name for name in grep_r(everywhere["phrase"], log_dir, memory)
-            if not name.endswith("log.jsonl")]  # (another entry says it too)
-    assert left == []
+    assert everywhere["phrase"] not in memory.read_text()
     assert "purging" not in json.loads((log_dir / "state.json").read_text())
+    assert "unfinishedPurge" not in json.loads(cli("stats", "--json").stdout)
 
 
 def test_a_first_line_after_a_byte_order_mark_is_purged_too(log_dir, cli):

@@ -7,10 +7,15 @@
 * **A correction inherits** the ``subject`` of what it replaces when it gives none, and a
   task its ``status`` (:func:`inherit`): "task done" with ``--replaces`` stays in its subject.
 * **A correction keeps to its kind** (:func:`can_replace`, for the model's ``replaces``): a
-  task is closed or corrected by a task; a question closes by a decision or a fact (design
-  §3.2), or is reworded by a question; a fact or a decision is corrected by a fact or a
-  decision; a handoff neither replaces nor is replaced. A question cannot hide a fact, a task
-  cannot close a question: the target is named wrongly, and the entry is kept as a new one.
+  task is closed or corrected by a task; a question closes by a decision or a fact, or is
+  reworded by a question; a fact or a decision is corrected by a fact or a decision; a
+  handoff neither replaces nor is replaced. A question cannot hide a fact, a task cannot
+  close a question: the target is named wrongly, and the entry is kept as a new one.
+* **What was forgotten or purged stays so.** A correction never names an entry whose chain
+  ends in a forget or a purge tombstone: `write --replaces` refuses it, extraction keeps the
+  entry without its ``replaces`` (``extract.build_entries``), and both check again under the
+  lock, right before the append (:func:`gone_targets`): a forget or purge may land while the
+  model is answering.
 * **The same thing is not stored twice** (:func:`dedup_key`; :class:`Current` for
   extraction, a streaming scan in ``writer`` for `write`): an entry whose type, subject,
   (for tasks) status and normalised content equal those of a *current* entry is not appended.
@@ -58,6 +63,29 @@ REPLACEABLE_BY = {
 def can_replace(old_type, new_type) -> bool:
     """Whether an entry of ``new_type`` may correct (or close) one of ``old_type``."""
     return new_type in REPLACEABLE_BY.get(old_type, frozenset())
+
+
+def gone_targets(log, targets) -> dict[str, str]:
+    """Of ``targets`` (ids that entries about to be appended replace), those forgotten or
+    purged in ``log`` as it stands (the caller holds the lock): id -> ``"forgotten"`` or
+    ``"purged"``. One scan of the log's ``replaces`` (C speed), then each target's chain."""
+    from .resolve import StreamingResolution, gone_kind
+
+    targets = {t for t in targets if isinstance(t, str)}
+    if not targets or not log.exists():
+        return {}
+    streaming = StreamingResolution.scan(log.path)
+    found: dict[str, tuple[int, dict]] = {}
+    for target in targets:
+        for pos, line in log.located(needle=f'"{target}"'.encode(), records=True):
+            if line["id"] == target:
+                found[target] = (pos, line)
+    gone = {}
+    for target, (pos, line) in found.items():
+        kind = gone_kind(line) or gone_kind(streaming.head(line, pos))
+        if kind is not None or line.get("type") == "unforget":
+            gone[target] = kind or "forgotten"
+    return gone
 
 
 def inherit(head: dict, type: str, subject: str | None, status: str | None,

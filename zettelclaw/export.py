@@ -200,12 +200,9 @@ def check_output(output: Path, *, force: bool) -> Path:
     parent = target.parent
     if not parent.is_dir():
         raise UsageError(f"{parent}: no such directory")
-    log_dir = paths.log_dir()
-    real_log = Path(os.path.realpath(log_dir))
-    real_parent = Path(os.path.realpath(parent))
-    if real_parent == real_log or real_log in real_parent.parents:
-        raise UsageError(f"{target} is inside the log directory {log_dir}: export elsewhere "
-                         "(a copy there would outlive a purge)")
+    if paths.inside_log_dir(parent):
+        raise UsageError(f"{target} is inside the log directory {paths.log_dir()}: export "
+                         "elsewhere (a copy there would outlive a purge)")
     if target.is_dir():
         raise UsageError(f"{target} is a directory")
     if os.path.lexists(target) and not force:

@@ -35,19 +35,27 @@ class Plan:
     entries: list[dict] = field(default_factory=list)  # current versions to hide / bring back
     forgets: dict[str, dict] = field(default_factory=dict)  # undo: entry id -> its forget
     notes: list[str] = field(default_factory=list)
+    quoted: list[dict] = field(default_factory=list)  # current entries left that quote them
 
 
 def plan(ids: list[str], *, session: str | None = None, subject: str | None = None,
          undo: bool = False, agents: frozenset[str] | None = None,
-         default: str | None = None) -> Plan:
+         default: str | None = None, match: str | None = None) -> Plan:
     """The entries ``ids`` (each by any version of it: the current one is forgotten), those of
-    ``session`` and those about ``subject``, among the agents ``agents`` (None: all).
+    ``session``, those about ``subject`` and those whose content, detail or subject holds
+    ``match`` (ignoring case, as ``purge --match``), among the agents ``agents`` (None: all).
 
     An id no agent in scope has is an error naming it (another agent's entry is not found,
     as with ``get``); so is a purged one. Already forgotten (or, with ``undo``, not forgotten):
-    a note, nothing to do."""
-    if not ids and session is None and subject is None:
-        raise UsageError("name what to forget: entry ids, --session ID or --subject SLUG")
+    a note, nothing to do. A forget also lists the current entries it leaves that quote what
+    it hides (a handoff's "Left off at: ...", a correction's detail): ``quoted``."""
+    if not ids and session is None and subject is None and match is None:
+        raise UsageError("name what to forget: entry ids, --session ID, --subject SLUG or "
+                         "--match TEXT")
+    if match is not None:
+        from .purge import Selection
+
+        Selection(match=match).check()  # the same rule as purge's: one line, 3 characters
     default = default or paths.default_agent()
     from .resolve import Resolution
 
@@ -85,11 +93,13 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
             head = resolution.latest(entry_id)
             if head is not None:
                 chosen.setdefault(head["id"], head)
-    if session is not None or subject is not None:
+    if session is not None or subject is not None or match is not None:
         for entry in resolution.entries:
             if session is not None and entry.get("session") != session:
                 continue
             if subject is not None and entry.get("subject") != subject:
+                continue
+            if match is not None and not _holds(entry, match):
                 continue
             gone = forget_of(entry["id"])
             if undo:
@@ -99,7 +109,31 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
             elif gone is None and entry["id"] not in resolution.replaced_by:
                 chosen.setdefault(entry["id"], entry)
     result.entries = sorted(chosen.values(), key=lambda e: resolution.position[e["id"]])
+    if not undo:
+        result.quoted = _quoting(result.entries, resolution)
     return result
+
+
+def _holds(entry: dict, text: str) -> bool:
+    needle = text.casefold()
+    return any(isinstance(entry.get(key), str) and needle in entry[key].casefold()
+               for key in ("content", "detail", "subject"))
+
+
+def _quoting(entries: list[dict], resolution) -> list[dict]:
+    """The current entries, not among ``entries``, whose content or detail quotes the content
+    of one of them: they still say what the forget hides."""
+    from .purge import MIN_MATCH, pattern_of
+
+    pattern = pattern_of(tuple(sorted({e["content"] for e in entries
+                                     if len(e["content"].strip()) >= MIN_MATCH})))
+    if pattern is None:
+        return []
+    chosen = {e["id"] for e in entries}
+    return [e for e in resolution.current if e["id"] not in chosen
+            and resolution.gone(e["id"]) is None
+            and any(isinstance(e.get(key), str) and pattern.search(e[key])
+                    for key in ("content", "detail"))]
 
 
 def apply(done: Plan) -> list[dict]:

@@ -164,13 +164,19 @@ class dir_lock:  # noqa: N801  (used as a function: `with dir_lock(path):`)
 
 
 def _remove_stale_temp_files(directory: Path) -> None:
-    """Temp files of a writer that was killed mid-write. Every writer of this directory holds
-    the lock while its temp file exists, so whatever we find while holding it is stale."""
+    """Temp files of a writer that was killed mid-write. The writers of the lock's own files
+    hold it while their temp file exists, so whatever we find while holding it is stale; but
+    one whose name carries the pid of a live process (:func:`_temp_copy`: purge replacing
+    hooks.log or brief.log, which the plugin appends to without the lock) is that writer's,
+    and stays."""
     import contextlib
 
     with contextlib.suppress(OSError):
         for name in os.listdir(directory):
             if name.startswith(".") and name.endswith(".tmp"):
+                parts = name[1:-4].rsplit(".", 2)
+                if len(parts) == 3 and parts[1].isdigit() and pid_alive(int(parts[1])):
+                    continue
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(directory, name))
 

@@ -265,6 +265,16 @@ def log_path() -> Path:
     return _path(log_file())
 
 
+def inside_log_dir(path) -> bool:
+    """Whether ``path`` (a directory, or where a file goes) is the log directory or inside
+    it, links resolved: a copy of the memory there would outlive a purge."""
+    import os
+
+    real_log = os.path.realpath(log_dir())
+    real = os.path.realpath(path)
+    return real == real_log or real.startswith(real_log.rstrip(os.sep) + os.sep)
+
+
 def subjects_path() -> Path:
     return log_dir() / SUBJECTS_FILE
 

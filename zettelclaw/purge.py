@@ -12,20 +12,26 @@ correction chain: every version holds the same thing in older words.
 
 The same text then leaves every other file zettelclaw writes: ``state.json`` (entries waiting in
 ``pending``, the free text of failure records), the background runs' output (``hooks.log``, its
-rotated ``hooks.log.1``, the nightly job's ``brief.log``), the Obsidian vault's pages
-(``vault build`` wrote the words there, and a build never rewrites a line), and MEMORY.md's
+rotated ``hooks.log.1``, the nightly job's ``brief.log``), the pages of every vault the log
+was rendered into (``vault build`` wrote the words there, and a build never rewrites a line:
+only what the purged entries rendered goes, never the structure of a page), and MEMORY.md's
 generated block, which is briefed again (without the model). The person's part of MEMORY.md
 is theirs: purge says where the text still is there, and changes nothing of it. ``--match
-TEXT`` also scrubs TEXT where it appears outside the purged entries, in those files.
+TEXT`` also scrubs TEXT where it appears outside the purged entries, in state.json and the run
+logs.
 
-Order, for all or nothing under SIGKILL: under one hold of the lock, state.json first (so that
-no run left killed can append a purged entry again from ``pending``), then the log in one
-rename. A kill before that rename leaves the old log, and running the purge again finishes it;
-the log files and MEMORY.md are scrubbed after, and again by a rerun.
+Order, for all or nothing under SIGKILL: the run logs and the vaults first, while the log still
+holds the words (a kill there leaves the log whole, and running the purge again finds them
+again); then, under one hold of the lock, state.json (so that no run left killed can append a
+purged entry again from ``pending``) and the log in one rename; then MEMORY.md. A kill before
+that rename leaves the old log; one after it leaves state.json's ``purging`` record (the agents
+whose MEMORY.md to brief again, never the words), which ``purge --finish``, or any later purge,
+finishes. Each step on its own: one failing is said, and the others still run.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -130,6 +136,7 @@ class Report:
     scrubbed: list[str] = field(default_factory=list)  # files the text was taken out of
     briefed: list[str] = field(default_factory=list)  # MEMORY.md files briefed again
     left: list[str] = field(default_factory=list)  # where the text still is, and why
+    failed: list[str] = field(default_factory=list)  # of those, a step that failed (exit 1)
 
 
 # -- planning -------------------------------------------------------------------------------
@@ -232,42 +239,94 @@ def _pending_entries(state: dict | None) -> list[dict]:
 # -- purging --------------------------------------------------------------------------------
 
 
-def purge(selection: Selection, *, rebrief: bool = True, now: str | None = None) -> Report:
-    """Purge what ``selection`` names: state.json, then the log (one rename), under one hold
-    of the lock; then the run logs and MEMORY.md's block. Raises NotFoundError (changing
-    nothing) for an id that is not in the log."""
+def purge(selection: Selection | None, *, rebrief: bool = True, now: str | None = None
+          ) -> Report:
+    """Purge what ``selection`` names (None: only finish what an earlier purge left).
+
+    The words leave the files the log does not hold first (hooks.log, brief.log, every vault
+    the log was rendered into), while the log still has them: a kill there leaves the log
+    whole, and running the purge again finds the words again. Then, under one hold of the
+    lock, state.json (``pending``, the free text of failure records) and the log in one
+    rename; then MEMORY.md's block, briefed again. One step failing never stops the others:
+    each failure is in ``left`` (and ``failed``). The ``purging`` record in state.json holds
+    what a killed run still owes (the agents whose MEMORY.md to brief again), never the
+    words. Raises NotFoundError (changing nothing) for an id that is not in the log."""
     from .clock import format_ts
     from .clock import now as clock_now
     from .fsutil import dir_lock
     from .handoff import rewrite_log
     from .log import Log
 
-    selection.check()
+    if selection is not None:
+        selection.check()
     when = now or format_ts(clock_now())
     log = Log(warn=False)
+    first = plan(selection, log, _load_state()) if selection is not None else Plan()
+    report = Report(first)
+    _scrub_outside(report, first, _texts(first))
     with dir_lock(paths.log_dir()):
         state = _load_state()
-        found = plan(selection, log, state)
-        report = Report(found)
+        found = plan(selection, log, state) if selection is not None else Plan()
+        report.plan = found
         work = _work(found, selection, state.get(UNFINISHED), when)
-        if _scrub_state(state, found, work):
+        texts = _texts(found)
+        if _scrub_state(state, found, texts, work):
             report.scrubbed.append(paths.STATE_FILE)
         if found.entries and log.exists():
             report.purged = rewrite_log(log, _to_tombstones(found.ids, when))
         _remove_stale_stdin_dirs(paths.log_dir())
         running = _running_extractions(state)
-    texts = work["texts"]
-    report.scrubbed += scrub_run_logs(texts)
-    report.scrubbed += scrub_vaults(texts, work["agents"])
+    seen = {e.get("id") for e in first.entries + first.pending}
+    later = Plan([e for e in found.entries if e["id"] not in seen],
+                 [e for e in found.pending if e.get("id") not in seen])
+    if later.entries or later.pending:  # appended between the two looks
+        _scrub_outside(report, later, _texts(later))
     if rebrief:
-        report.briefed, report.left = _rebrief(work["agents"], texts)
-    if work["texts"] or work["agents"]:
+        briefed, left = _rebrief(work["agents"], _memory_forms(texts))
+        report.briefed += briefed
+        report.left += left
+        unbriefed = [where for where in left if "not briefed again" in where]
+        report.failed += unbriefed
+    else:
+        unbriefed = work["agents"]
+    if work["agents"] and not unbriefed:
         _finished(when)
     if found.match is not None:
         report.left += leftovers(found.match, selection)
     report.left += [f"session {sid}: an extraction is running; what it appends after this purge "
                     "was not looked at: run the purge again once it finished" for sid in running]
     return report
+
+
+def _texts(found: Plan) -> list[str]:
+    return sorted(set(found.texts() + ([found.match] if found.match is not None else [])),
+                  key=len, reverse=True)
+
+
+def _scrub_outside(report: Report, found: Plan, texts: list[str]) -> None:
+    """The words out of the run logs and the vaults' pages: each file on its own, a failure
+    said in ``report`` and the others done all the same."""
+    if not texts:
+        return
+    pattern = pattern_of(tuple(_log_forms(texts)))
+    for name in RUN_LOGS:
+        _step(report, paths.log_dir() / name, pattern)
+    rendered = pattern_of(tuple(_vault_forms(found.entries + found.pending)))
+    for page in _vault_pages(found) if rendered is not None else []:
+        _step(report, page, rendered, _scrub_page)
+
+
+def _step(report: Report, path: Path, pattern, scrub=None) -> None:
+    try:
+        if _scrub_file(path, pattern, scrub):
+            report.scrubbed.append(str(path) if path.parent != paths.log_dir() else path.name)
+    except (OSError, ZettelclawError) as exc:
+        from .redact import redact
+
+        where = (f"{path}: not scrubbed ({redact(str(exc))}); it may still hold the purged "
+                 "words: edit or delete it")
+        report.left.append(where)
+        report.failed.append(where)
 
 
 def _running_extractions(state: dict) -> list[str]:
@@ -280,26 +339,53 @@ def _running_extractions(state: dict) -> list[str]:
         if isinstance(claims, dict) else []
 
 
-UNFINISHED = "purging"  # state.json: what a purge still has to scrub after its log rewrite
+UNFINISHED = "purging"  # state.json: what a purge still owes after its log rewrite
+FINISH = "zettelclaw purge --finish"  # the command that finishes it
 
 
-def _work(found: Plan, selection: Selection, unfinished, when: str) -> dict:
-    """What is left to do once the log is rewritten: the texts to scrub from the run logs and
-    MEMORY.md, the agents whose MEMORY.md to brief again; with what an earlier purge killed
-    before it finished left in state.json (``purging``)."""
+def _work(found: Plan, selection: Selection | None, unfinished, when: str) -> dict:
+    """What is left to do once the log is rewritten: the agents whose MEMORY.md to brief
+    again (with those an earlier purge killed before it finished left in state.json,
+    ``purging``). No words: a purged text is never written anywhere again."""
     from . import briefing
 
-    texts = found.texts() + ([found.match] if found.match is not None else [])
     default = paths.default_agent()
     agents = {paths.entry_agent(e, default) for e in found.entries}
-    if found.match is not None:
+    if found.match is not None and selection is not None:
         agents.update(a for a in briefing.agents_with_entries()
                       if selection.agents is None or a in selection.agents)
     if isinstance(unfinished, dict):
-        texts += [t for t in unfinished.get("texts") or [] if isinstance(t, str) and t]
         agents.update(a for a in unfinished.get("agents") or [] if isinstance(a, str))
-    texts = sorted(set(texts), key=len, reverse=True)
-    return {"at": when, "pid": os.getpid(), "texts": texts, "agents": sorted(agents)}
+    return {"at": when, "pid": os.getpid(), "agents": sorted(agents)}
+
+
+def unfinished() -> dict | None:
+    """The ``purging`` record of a purge that did not finish (killed, or a step failed), for
+    ``doctor`` and ``stats``: when, and the command that finishes it."""
+    record = _load_state().get(UNFINISHED)
+    if not isinstance(record, dict):
+        return None
+    from .fsutil import pid_alive
+
+    pid = record.get("pid")
+    if isinstance(pid, int) and pid != os.getpid() and pid_alive(pid):
+        return None  # a purge running now
+    return {"since": record.get("at"), "agents": record.get("agents") or [], "fix": FINISH}
+
+
+def doctor_check():
+    """doctor's line about a purge that did not finish (a problem: MEMORY.md may still hold
+    purged words); None when there is none."""
+    from .openclaw import Check
+
+    try:
+        record = unfinished()
+    except ZettelclawError:  # a broken state.json: a check of its own says so
+        return None
+    if record is None:
+        return None
+    return Check("purge", "fail", f"a purge started {record['since']} did not finish "
+                 "(MEMORY.md may still hold what it purged)", FINISH)
 
 
 def _finished(when: str) -> None:
@@ -354,14 +440,18 @@ def _load_state() -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _scrub_state(state: dict, found: Plan, work: dict) -> bool:
+# state.json's sections that hold names, not words: the vault's page map (file names a later
+# build links to; a name holding the words is named in ``left``, never rewritten)
+_STRUCTURE = ("vault",)
+
+
+def _scrub_state(state: dict, found: Plan, texts: list[str], work: dict) -> bool:
     """Take the purged entries out of ``pending`` and the texts out of every free text of
     state.json, and record ``work`` (what is left to do after the log's rewrite) in it, in one
     atomic write under the caller's lock; whether it changed."""
     import orjson
 
-    texts = work["texts"]
-    if not state and not texts:
+    if not state and not texts and not work["agents"]:
         return False
     before = orjson.dumps(state)
     state.pop(UNFINISHED, None)
@@ -372,11 +462,13 @@ def _scrub_state(state: dict, found: Plan, work: dict) -> bool:
             if isinstance(record, dict) and isinstance(record.get("entries"), list):
                 record["entries"] = [e for e in record["entries"]
                                      if not (isinstance(e, dict) and e.get("id") in gone)]
-    scrubbed = _scrub_value(state, texts)
+    pattern = pattern_of(tuple(texts))
+    scrubbed = {key: value if key in _STRUCTURE or pattern is None
+                else _scrub_value(value, pattern, key) for key, value in state.items()}
     changed = orjson.dumps(scrubbed) != before
-    if texts or work["agents"]:
+    if work["agents"]:
         scrubbed[UNFINISHED] = work
-    if changed or texts or work["agents"]:
+    if changed or work["agents"]:
         from .fsutil import atomic_write
 
         atomic_write(paths.state_path(),
@@ -384,24 +476,56 @@ def _scrub_state(state: dict, found: Plan, work: dict) -> bool:
     return changed
 
 
-def _scrub_value(value, texts: list[str], key: str | None = None):
-    """``value`` with ``texts`` replaced in its free text: strings with a space in them (what
-    people and models write; ids, slugs, times and keys have none) and anything under a
-    content, detail, error, message or reason key."""
+def _scrub_value(value, pattern, key: str | None = None):
+    """``value`` with ``pattern``'s texts replaced in its free text: strings with a space in
+    them (what people and models write; ids, slugs, times and keys have none) and anything
+    under a content, detail, error, message or reason key."""
     if isinstance(value, dict):
-        return {k: _scrub_value(v, texts, k) for k, v in value.items()}
+        return {k: _scrub_value(v, pattern, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrub_value(v, texts, key) for v in value]
+        return [_scrub_value(v, pattern, key) for v in value]
     if isinstance(value, str) and (key in _TEXT_KEYS or any(c.isspace() for c in value)):
-        return scrub_text(value, texts)
+        return pattern.sub(MARK, value)
     return value
 
 
-def scrub_text(text: str, texts: list[str]) -> str:
-    """``text`` with every one of ``texts`` as ``[purged]``, ignoring case."""
-    for old in texts:
-        text = re.sub(re.escape(old), MARK, text, flags=re.IGNORECASE)
-    return text
+@functools.lru_cache(maxsize=8)
+def pattern_of(texts: tuple[str, ...]):
+    """One regular expression (ignoring case) for all of ``texts``, compiled once: a trie of
+    their characters, so what a search costs per character of the file hardly grows with how
+    many texts a broad purge takes (one pattern per text, over every string of state.json,
+    held the lock for minutes). At one place the longest text wins. None for no text."""
+    texts = tuple(t for t in texts if t)
+    if not texts:
+        return None
+    trie: dict = {}
+    for text in texts:
+        node = trie
+        for char in text:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    try:
+        return re.compile(_trie(trie), re.IGNORECASE)
+    except (RecursionError, re.error, OverflowError):  # texts nested too deep for a trie
+        return re.compile("|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True)),
+                          re.IGNORECASE)
+
+
+def _trie(node: dict) -> str:
+    """The pattern of a trie ``node``: a run of single children is one literal."""
+    branches = []
+    for char, child in node.items():
+        if char == "":
+            continue
+        run = char
+        while len(child) == 1 and "" not in child:
+            ((char, child),) = child.items()
+            run += char
+        branches.append(re.escape(run) + _trie(child))
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if "" in node else body
 
 
 def _escaped(text: str) -> list[str]:
@@ -413,74 +537,114 @@ def _escaped(text: str) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
-def scrub_run_logs(texts: list[str]) -> list[str]:
-    """Take ``texts`` out of hooks.log (and its rotated copy) and brief.log; returns the names of
-    the files that changed."""
-    return [name for name in RUN_LOGS if _scrub_file(paths.log_dir() / name, texts)]
+def _log_forms(texts: list[str]) -> list[str]:
+    """What to take out of the run logs: each text as written and as a JSON line holds it."""
+    forms = {form for text in texts for form in _escaped(text)}
+    return sorted(forms, key=len, reverse=True)
 
 
-def scrub_vaults(texts: list[str], agents: list[str]) -> list[str]:
-    """Take ``texts`` out of the pages ``vault build`` wrote for ``agents`` (design §7: the
-    configured ``vault.path``), as the words were rendered there too (one line, made inert,
-    cut when long: :func:`zettelclaw.vault.names.text`). Only the two folders the build writes
-    are read, without following a link (``02 Agent/Workspace`` is the agent's workspace, and
-    the person's other notes are theirs); returns the pages that changed."""
+def _vault_forms(entries: list[dict]) -> list[str]:
+    """The words the vault build rendered of ``entries`` (:mod:`zettelclaw.vault`): content,
+    detail and the quote of a replaced version, one line, made inert, cut as the build cuts
+    them. Only those are scrubbed from the pages, never a --match text as such: it may be part
+    of the pages' structure (a folder in every link, a tag, a subject's name)."""
+    from .vault import names
+
+    forms = set()
+    for entry in entries:
+        for key in ("content", "detail"):
+            if isinstance(entry.get(key), str):
+                forms.update(names.text(entry[key], limit) for limit in (1000, 300, 200))
+    return sorted((f for f in forms if len(f) >= MIN_MATCH), key=len, reverse=True)
+
+
+def _vaults() -> list[Path]:
+    """Every agent vault the log was rendered into: those state.json records (``vault
+    build --vault DIR`` too) and the configured one's."""
     from pathlib import Path
 
-    from .vault import layout, names
+    from .vault import layout
 
+    found = dict.fromkeys(Path(k) for k in (_load_state().get("vault") or {})
+                          if isinstance(k, str))
     root = layout.configured_root()
-    if root is None or not texts:
-        return []
-    forms = set(texts)
-    for text in texts:
-        forms.update(names.text(text, limit) for limit in (1000, 300, 200))
-    forms = sorted((f for f in forms if len(f) >= 3), key=len, reverse=True)
-    changed = []
-    for agent in agents:
+    if root is not None:
         try:
-            vault = layout.agent_vault(Path(root), agent)
-        except ZettelclawError:
+            for child in sorted(os.scandir(root), key=lambda e: e.name):
+                if child.is_dir(follow_symlinks=False):
+                    found.setdefault(Path(child.path))
+        except OSError:
+            pass
+    return list(found)
+
+
+def _vault_pages(found: Plan) -> list[Path]:
+    """The pages ``vault build`` wrote (its two folders, without following a link: ``02
+    Agent/Workspace`` is the agent's workspace, the person's other notes are theirs) in the
+    vaults of the agents whose entries are purged."""
+    from pathlib import Path
+
+    from .vault import layout
+
+    default = paths.default_agent()
+    agents = {paths.entry_agent(e, default) for e in found.entries + found.pending}
+    pages = []
+    for vault in _vaults():
+        if vault.name not in agents:
             continue
         for folder in (layout.NOTES, layout.JOURNAL):
             try:
-                pages = sorted(os.scandir(vault / folder), key=lambda e: e.name)
+                listed = sorted(os.scandir(vault / folder), key=lambda e: e.name)
             except OSError:
                 continue
-            for page in pages:
-                if (page.name.endswith(".md") and page.is_file(follow_symlinks=False)
-                        and _scrub_file(Path(page.path), forms)):
-                    changed.append(page.path)
-    return changed
+            pages += [Path(p.path) for p in listed
+                      if p.name.endswith(".md") and p.is_file(follow_symlinks=False)]
+    return pages
 
 
-def _scrub_file(path: Path, texts: list[str]) -> bool:
-    """``texts`` out of ``path``: whether it changed. The file may be appended to without our
-    lock (the plugin's detached children; a person in Obsidian), so it is replaced by
-    compare-and-swap: what is appended meanwhile is kept, another change means read again."""
+def _scrub_file(path: Path, pattern, scrub=None) -> bool:
+    """What ``pattern`` finds out of ``path`` (by ``scrub``: default, everywhere): whether it
+    changed. The file may be appended to without our lock (the plugin's detached children; a
+    person in Obsidian), so it is replaced by compare-and-swap: what is appended meanwhile is
+    kept, another change means read again."""
     from .fsutil import check_regular, compare_and_swap, read_bytes
 
     for _attempt in range(20):
         try:
             if not check_regular(path):
                 return False
-        except Exception:  # noqa: BLE001 - a symlink or FIFO in its place: not ours
+        except ZettelclawError:  # a symlink or FIFO in its place: not ours
             return False
         old = read_bytes(path) or b""
-        new = _scrub_bytes(old, texts)
+        new = (scrub or _scrub_bytes)(old, pattern)
         if new == old:
             return False
         if compare_and_swap(path, new, old):
             return True
-    return False
+    raise ZettelclawError("it kept changing while it was scrubbed")
 
 
-def _scrub_bytes(data: bytes, texts: list[str]) -> bytes:
+def _scrub_bytes(data: bytes, pattern) -> bytes:
     text = data.decode("utf-8", "surrogateescape")
-    for old in texts:
-        for form in _escaped(old):
-            text = re.sub(re.escape(form), MARK, text, flags=re.IGNORECASE)
-    return text.encode("utf-8", "surrogateescape")
+    return pattern.sub(MARK, text).encode("utf-8", "surrogateescape")
+
+
+_LINK = re.compile(r"(\[\[[^\]\n]*\]\])")
+
+
+def _scrub_page(data: bytes, pattern) -> bytes:
+    """A vault page with the rendered words taken out of its items only: not its frontmatter
+    (tags, aliases), headings or ``[[links]]``, so a purge never breaks a page or a link."""
+    lines = data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    body = 0
+    if lines and lines[0].rstrip() == "---":
+        body = next((i + 1 for i in range(1, len(lines)) if lines[i].rstrip() == "---"), 0)
+    for i in range(body, len(lines)):
+        if lines[i].startswith(("- ", "  ")):
+            parts = _LINK.split(lines[i])
+            lines[i] = "".join(part if n % 2 else pattern.sub(MARK, part)
+                               for n, part in enumerate(parts))
+    return "".join(lines).encode("utf-8", "surrogateescape")
 
 
 def _remove_stale_stdin_dirs(directory: Path) -> None:
@@ -502,9 +666,22 @@ def _remove_stale_stdin_dirs(directory: Path) -> None:
 # -- MEMORY.md ------------------------------------------------------------------------------
 
 
-def _rebrief(agents: list[str], texts: list[str]) -> tuple[list[str], list[str]]:
+def _memory_forms(texts: list[str]) -> list[str]:
+    """``texts`` as the briefing may have rendered them too: one line, cut at its item's
+    length (the cut item's words, without the ellipsis)."""
+    from .briefing.sections import one_line
+
+    forms = set(texts)
+    for text in texts:
+        line = one_line(text)
+        forms.add(line[:-1].rstrip() if line.endswith("…") else line)
+    return sorted((f for f in forms if len(f) >= MIN_MATCH), key=len, reverse=True)
+
+
+def _rebrief(agents: list[str], forms: list[str]) -> tuple[list[str], list[str]]:
     """Brief again (no model) the MEMORY.md of each of ``agents`` that has a generated block;
-    say where one of ``texts`` is still there."""
+    say where one of ``forms`` is still there. One that could not be briefed again says
+    "not briefed again" (the purge failed there)."""
     from . import briefing
     from .briefing.memory_md import _memory_path, markers_state
     from .errors import ZettelclawError
@@ -514,15 +691,20 @@ def _rebrief(agents: list[str], texts: list[str]) -> tuple[list[str], list[str]]
     try:
         options = briefing.Options.resolve(use_model=False)
     except ZettelclawError as exc:
-        return [], [f"MEMORY.md not briefed again ({exc}); run `zettelclaw brief`"]
+        return [], [f"MEMORY.md not briefed again ({exc}); run `{FINISH}`"]
     options.default_agent = paths.default_agent()
     briefed, left = [], []
     for agent in agents:
         options.agent, options.single = agent, len(agents) == 1
         memory = _memory_path(options)
         try:
-            if markers_state(memory) != "ok":
-                left += _left_in_memory(memory, texts)
+            state = markers_state(memory)
+            if state == "broken":
+                left.append(f"{memory}: not briefed again: its briefing markers are broken "
+                            "(keep one BEGIN line before one END line), so OpenClaw still "
+                            f"loads the old block; fix them and run `{FINISH}`")
+            if state != "ok":
+                left += _left_in_memory(memory, forms)
                 continue
             result = briefing.build(options)
             briefing.write(result)
@@ -531,36 +713,38 @@ def _rebrief(agents: list[str], texts: list[str]) -> tuple[list[str], list[str]]
         except Exception as exc:  # noqa: BLE001 - one agent's briefing: say so, go on
             from .redact import redact
 
-            left.append(f"{memory}: not briefed again ({redact(str(exc))}); "
-                        "run `zettelclaw brief`")
+            left.append(f"{memory}: not briefed again ({redact(str(exc))}); run `{FINISH}`")
             continue
         briefed.append(str(memory))
-        left += _left_in_memory(memory, texts)
+        left += _left_in_memory(memory, forms)
     return briefed, left
 
 
-def _left_in_memory(memory: Path, texts: list[str]) -> list[str]:
-    """Where MEMORY.md still holds one of ``texts``: lines of the person's part are named
+def _left_in_memory(memory: Path, forms: list[str]) -> list[str]:
+    """Where MEMORY.md still holds one of ``forms``: lines of the person's part are named
     (theirs to change), a line of the block means another entry still says it."""
     from .briefing.memory_md import _read_memory
-    from .markers import _locate
+    from .markers import BEGIN_MARKER, END_MARKER, _locate
 
+    pattern = pattern_of(tuple(forms))
     data = _read_memory(memory)
-    if not data:
+    if not data or pattern is None:
         return []
     try:
         span = _locate(data)
-    except Exception:  # noqa: BLE001 - broken markers: the whole file is the person's
+    except Exception:  # noqa: BLE001 - broken markers: no block to tell apart
         span = None
     found = []
     at = 0
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(True), 1):
         start, at = at, at + len(line.encode("utf-8", "replace"))
-        if not any(_contains(line, t) for t in texts):
+        if not pattern.search(line):
             continue
         if span and span[0] <= start < span[1]:
             found.append(f"{memory}:{number}: in the generated block (an entry outside the "
                          "purge still says it)")
+        elif span is None and (BEGIN_MARKER.encode() in data or END_MARKER.encode() in data):
+            found.append(f"{memory}:{number}: still there (its markers are broken)")
         else:
             found.append(f"{memory}:{number}: in your part of MEMORY.md, not changed: edit "
                          "it yourself")
@@ -587,6 +771,10 @@ def leftovers(match: str, selection: Selection) -> list[str]:
                           for line in log.lines()):
         left.append(f"{log.path}: still holds it in what lines keep of themselves (an id, a "
                     "session, an agent, a time; a tombstone keeps those)")
+    for page in _named_pages(match):
+        left.append(f"{page}: its name holds it (a subject's display name: `zettelclaw "
+                    "subjects rename`, then rename the page in Obsidian, which updates its "
+                    "links); not renamed")
     for root, _dirs, files in os.walk(paths.log_dir()):
         for name in files:
             path = os.path.join(root, name)
@@ -602,6 +790,24 @@ def leftovers(match: str, selection: Selection) -> list[str]:
                        "`remove`" if name == paths.SUBJECTS_FILE else "not a file purge knows")
                 left.append(f"{path}: still mentions it ({why})")
     return left
+
+
+def _named_pages(match: str) -> list[str]:
+    """The vault pages (of every vault the log was rendered into) whose file name holds
+    ``match``: a purge never renames a page (its links are the person's)."""
+    from .vault import layout
+
+    needle = match.casefold()
+    found = []
+    for vault in _vaults():
+        for folder in (layout.NOTES, layout.JOURNAL):
+            try:
+                names = sorted(os.listdir(vault / folder))
+            except OSError:
+                continue
+            found += [str(vault / folder / name) for name in names
+                      if name.endswith(".md") and needle in name.casefold()]
+    return found
 
 
 def _contains(value, text: str) -> bool:

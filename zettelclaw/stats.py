@@ -61,6 +61,11 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     }
     if waits["sessions"]:
         data["waitingForKey"] = key_status(waits)
+    from .purge import unfinished
+
+    purging = unfinished()
+    if purging is not None:
+        data["unfinishedPurge"] = purging
     return data
 
 

@@ -63,11 +63,7 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
         head = resolution.get().head(found[1], found[0])
         from .resolve import gone_kind
 
-        if gone_kind(head) == "forgotten":
-            raise UsageError(f"--replaces {replaces}: that entry was forgotten (`zettelclaw "
-                             f"forget --undo {replaces}` brings it back first)")
-        if gone_kind(head) == "purged":
-            raise UsageError(f"--replaces {replaces}: that entry was purged")
+        _refuse_gone(replaces, gone_kind(head))
         if head["id"] != replaces:
             _note(f"{replaces} was already replaced; this corrects its current version "
                   f"{head['id']} instead")
@@ -81,8 +77,23 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
     if existing is not None:
         _note(f"not written: the same {type} is already in the log as {existing['id']}")
         return existing, False
-    append_entries([entry], log)  # applies a rename made meanwhile
+    from .fsutil import dir_lock
+
+    with dir_lock(log.path.parent):
+        if replaces is not None:  # a forget or purge that landed since the check above
+            from .corrections import gone_targets
+
+            _refuse_gone(replaces, gone_targets(log, {replaces}).get(replaces))
+        append_entries([entry], log, locked=True)  # applies a rename made meanwhile
     return entry, True
+
+
+def _refuse_gone(replaces: str, kind: str | None) -> None:
+    if kind == "forgotten":
+        raise UsageError(f"--replaces {replaces}: that entry was forgotten (`zettelclaw "
+                         f"forget --undo {replaces}` brings it back first)")
+    if kind == "purged":
+        raise UsageError(f"--replaces {replaces}: that entry was purged")
 
 
 class _LazyResolution:

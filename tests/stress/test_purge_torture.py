@@ -143,3 +143,118 @@ def test_a_purge_while_extraction_appends_loses_no_appended_entry(trial, log_dir
         assert [c for c in appended if c.startswith(f"process {p} ")] == [
             f"process {p} entry {n}" for n in range(each)]
     assert SECRET not in (log_dir / "log.jsonl").read_text()
+
+
+# -- purge and forget racing the writers (issue 23) ------------------------------------------
+
+SID = "4b1d7c2e-8f3a-4e6b-9d0c-1a2b3c4d5e6f"
+
+
+def _conversation(home) -> None:
+    from datetime import datetime, timezone
+
+    home.jsonl_session("main", SID, [("user", "The retries and the canary, once more."),
+                                     ("assistant", "Noted.")], key="agent:main:main",
+                       start=datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc))
+
+
+def _reply(*corrected: str) -> str:
+    """The model's answer: a correction of each of ``corrected``, and a handoff."""
+    lines = [{"type": "fact", "content": f"Corrected by the model: {target}",
+              "replaces": target} for target in corrected]
+    lines.append({"type": "handoff", "content": "Retries and canary settled"})
+    return "\n".join(json.dumps(line) for line in lines)
+
+
+def never_revived(path: Path) -> None:
+    """No entry left with words corrects a purged entry, or one whose forget came first: a
+    forgotten or purged entry is never a `replaces` target."""
+    lines, torn = read_lines(path)
+    assert torn == 0
+    at = {line["id"]: n for n, line in enumerate(lines)}
+    stones = {line["id"] for line in lines if "purged" in line and "content" not in line}
+    undone = {line["replaces"] for line in lines if line.get("type") == "unforget"}
+    forgot = {}
+    for n, line in enumerate(lines):
+        if line.get("type") == "forget" and line["id"] not in undone:
+            forgot.setdefault(line["replaces"], n)
+    for line in lines:
+        target = line.get("replaces")
+        if "content" not in line or target is None:
+            continue
+        assert target not in stones, line
+        assert forgot.get(target, len(lines)) > at[line["id"]], line
+
+
+def finished(proc: subprocess.Popen) -> tuple[int, bytes, bytes]:
+    out, err = proc.communicate(timeout=300)
+    assert b"Traceback" not in err, err
+    if proc.returncode != 0:  # a clear refusal (a target purged or forgotten meanwhile)
+        assert err.strip().splitlines()[-1].startswith(b"Error: "), err  # (after notes)
+    return proc.returncode, out, err
+
+
+@pytest.mark.parametrize("trial", range(10 if FULL else 2))
+def test_purge_racing_write_extract_and_forget_leaves_nothing_revived_or_lost(
+        trial, log_dir, zc_env, home, fake_anthropic):
+    from tests.fake_anthropic import Reply
+
+    rng = random.Random(trial)
+    entries = big_log(log_dir, 700)
+    said = [e["id"] for e in entries if SECRET in e["content"]]
+    plain = [e["id"] for e in entries if SECRET not in e["content"] and "replaces" not in e]
+    _conversation(home)
+    fake_anthropic.latency = rng.uniform(0.0, 0.5)
+    fake_anthropic.default = Reply(text=_reply(said[2], plain[5]))
+    runs = [
+        ["purge", "--match", SECRET, "--yes"],
+        ["write", "fact", "Written meanwhile 1"],
+        ["write", "fact", "Written meanwhile 2", "--replaces", said[1]],
+        ["write", "fact", "Written meanwhile 3", "--replaces", plain[5]],
+        ["forget", plain[5], "--yes"],
+        ["forget", said[3], "--yes"],
+        ["extract", "--session-id", SID],
+    ]
+    rng.shuffle(runs)
+    procs = []
+    for args in runs:
+        procs.append((args, subprocess.Popen([str(EXE), *args], stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE, env=os.environ)))
+        time.sleep(rng.uniform(0.0, 0.3))
+    results = {tuple(args): finished(proc) for args, proc in procs}
+    assert results[("purge", "--match", SECRET, "--yes")][0] == 0
+    assert results[("extract", "--session-id", SID)][0] == 0
+    path = log_dir / "log.jsonl"
+    lines, _ = read_lines(path)
+    assert [line["id"] for line in lines[:len(entries)]] == [e["id"] for e in entries]
+    assert SECRET not in path.read_text()
+    never_revived(path)
+    for args, (code, out, _) in results.items():  # every write that succeeded is there
+        if args[0] == "write" and code == 0:
+            assert orjson.loads(out)["id"] in {line["id"] for line in lines}
+    for args in (["search", "retries"], ["get", plain[0]], ["log", "-n", "5"], ["handoff"]):
+        result = run_zettelclaw(*args)
+        assert result.returncode == 0 and b"Traceback" not in result.stderr, (args, result)
+
+
+@pytest.mark.parametrize("trial", range(20 if FULL else 3))
+def test_a_forget_landing_while_an_extraction_waits_on_the_model_stays(
+        trial, log_dir, zc_env, home, fake_anthropic):
+    from tests.fake_anthropic import Reply
+
+    rng = random.Random(trial)
+    entries = big_log(log_dir, 200)
+    target = next(e["id"] for e in entries if "replaces" not in e and SECRET not in e["content"])
+    _conversation(home)
+    fake_anthropic.latency = rng.uniform(0.1, 0.8)
+    fake_anthropic.default = Reply(text=_reply(target))
+    extract = subprocess.Popen([str(EXE), "extract", "--session-id", SID],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+    time.sleep(rng.uniform(0.0, 1.0))
+    forget = run_zettelclaw("forget", target, "--yes")
+    assert forget.returncode == 0, forget.stderr
+    assert finished(extract)[0] == 0
+    never_revived(log_dir / "log.jsonl")
+    got = run_zettelclaw("get", target, "--history")
+    assert got.returncode == 1 and b"was forgotten" in got.stderr
+    assert f"#{int(target[2:])}".encode() not in run_zettelclaw("export").stdout

@@ -21,6 +21,10 @@ def register(app: typer.Typer) -> None:
         subject: Annotated[Optional[str], typer.Option(
             "--subject", "-s", help="Every current entry about this subject.",
             autocompletion=complete_subject)] = None,
+        match: Annotated[Optional[str], typer.Option(
+            "--match", metavar="TEXT",
+            help="Every current entry whose content, detail or subject holds TEXT (ignoring "
+                 "case), as `purge --match` takes them.", show_default=False)] = None,
         undo: Annotated[bool, typer.Option(
             "--undo", help="Bring forgotten entries back, as they were.")] = False,
         dry_run: DryRunOption = False,
@@ -32,7 +36,8 @@ def register(app: typer.Typer) -> None:
         agent's tools) stops showing them. Nothing is erased: one line per entry is appended
         to the log, and `forget --undo ID...` brings them back (same ids, same dates).
         `zettelclaw search --all` lists them, marked forgotten. To remove the text from disk, purge
-        it instead.
+        it instead. Current entries that quote a forgotten one (a handoff, a correction's
+        detail) are named; `--match TEXT` forgets every entry that holds the text.
 
         Asks first on a terminal (--yes: do not ask; needed off a terminal); --dry-run says
         what would change.
@@ -47,11 +52,14 @@ def register(app: typer.Typer) -> None:
             check_slug(subject)
         scope = paths.agent_scope(agent)
         done = core.plan(list(ids or []), session=session, subject=subject, undo=undo,
-                         agents=scope, default=paths.default_agent())
+                         agents=scope, default=paths.default_agent(), match=match)
         if session is not None and not done.entries:
             _check_session(session, scope)
         for note in done.notes:
             typer.echo(f"note: {note}", err=True)
+        for entry in done.quoted:
+            typer.echo(f"note: still quoted by {_line(entry)} (forget it too: zettelclaw "
+                       f"forget {entry['id']}; or forget by text: --match TEXT)", err=True)
         verb = "bring back" if undo else "forget"
         lines = [f"Would {verb} {_count(len(done.entries))}:",
                  *(f"  {_line(e)}" for e in done.entries)]

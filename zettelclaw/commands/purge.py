@@ -31,6 +31,9 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option(
             "--dry-run", help="List what would be purged; change nothing.")] = False,
         yes: YesOption = False,
+        finish: Annotated[bool, typer.Option(
+            "--finish", help="Finish a purge that was killed or failed a step (brief "
+                             "MEMORY.md again); `doctor` and `stats` say when one did.")] = False,
         as_json: JsonOption = False,
     ) -> None:
         """Remove entries' content from disk for good: this cannot be undone.
@@ -41,13 +44,22 @@ def register(app: typer.Typer) -> None:
         hooks.log, brief.log and MEMORY.md's generated block (briefed again, without the
         model); where it is still found (your own part of MEMORY.md, another agent's
         entries), purge says so. The filters --session, --subject and --match all apply
-        together. Asks first on a terminal (default no); needs --yes off one.
+        together. Asks first on a terminal (default no); needs --yes off one. Exit 1 when a
+        step failed (a file it could not scrub, a MEMORY.md it could not brief again): the
+        warnings say where the words still are.
         """
         from .. import paths
         from ..purge import Plan, Selection, plan
         from ..purge import purge as run
         from ..render import emit_json_lines, want_json
 
+        if finish:
+            if ids or session or subject or match:
+                raise typer.BadParameter("--finish takes nothing else to purge",
+                                         param_hint="--finish")
+            report = run(None)
+            _say(report, want_json(as_json))
+            return
         selection = Selection(tuple(ids or ()), session, subject, match,
                               paths.agent_scope(agent), paths.default_agent())
         found: Plan = plan(selection, state=_state())
@@ -97,7 +109,7 @@ def _say(report, as_json: bool) -> None:
 
         emit_json({"purged": sorted(report.plan.ids), "tombstones": report.purged,
                    "already": report.plan.already, "scrubbed": report.scrubbed,
-                   "briefed": report.briefed, "left": report.left})
+                   "briefed": report.briefed, "left": report.left, "failed": report.failed})
     else:
         typer.echo(f"Purged {_what(report.purged)}" + (
             f" (and {_what(len(report.plan.pending))} waiting in state.json)"
@@ -112,3 +124,5 @@ def _say(report, as_json: bool) -> None:
 
     for where in report.left:
         typer.echo(printable(f"warning: still there: {where}"), err=True)
+    if report.failed:
+        raise typer.Exit(1)

@@ -56,6 +56,10 @@ def register(app: typer.Typer) -> None:
                       f"{count(wait['sessions'], 'session')} not extracted since ",
                       cell(wait["since"] or "?"), f" ({now_found}); fix: ", cell(wait["fix"]),
                       sep="")
+        if data.get("unfinishedPurge"):
+            out.print("[bold yellow]A purge did not finish[/bold yellow] (started ",
+                      cell(data["unfinishedPurge"]["since"] or "?"), "); fix: ",
+                      cell(data["unfinishedPurge"]["fix"]), sep="")
         if data["history"]["installedAt"]:
             h = data["history"]
             out.print(f"History: conversations before the install ({h['installedAt']}) wait "

@@ -26,12 +26,14 @@ from .claim import _check_claim, _drop_claim, claim_is_live
 
 def commit(session_id: str, token: str, entries: list[dict], cursor: dict,
            usage: Usage, *, agent=None, key=None, reason=None,
-           release: bool = False, held: bool = False, history: bool = False) -> None:
+           release: bool = False, held: bool = False, history: bool = False) -> list[str]:
     """Append one conversation's entries and move the session's cursor past it, in one hold
     of the directory lock: the claim is checked, ``pending`` written (what a run killed
     mid-way leaves for the next to finish), the lines appended and the cursor moved with
     no other process in between. No one sees ``pending`` without being able to see its
-    lines, and a run that lost its claim appends nothing."""
+    lines, and a run that lost its claim appends nothing. A correction of an entry forgotten
+    or purged while the model answered is kept without its ``replaces``
+    (:func:`_unlink_gone`); returns the warnings saying so."""
     from ..fsutil import dir_lock
     from ..log import Log
     from ..state import State
@@ -46,6 +48,7 @@ def commit(session_id: str, token: str, entries: list[dict], cursor: dict,
     with dir_lock(paths.log_dir()):
         state = State.load()
         _check_claim(state, session_id, token)
+        notes = _unlink_gone(entries)
         if entries:
             state.section("pending")[session_id] = record
             state.save()
@@ -55,6 +58,7 @@ def commit(session_id: str, token: str, entries: list[dict], cursor: dict,
         if release:
             _drop_claim(state, session_id, token)
         state.save()
+    return notes
 
 def finish_pending(session_id: str, token: str, pending: dict) -> list[dict]:
     """A run killed between writing ``pending`` and finalizing: append what is missing,
@@ -72,10 +76,28 @@ def finish_pending(session_id: str, token: str, pending: dict) -> list[dict]:
         present = log.holding({e.get("id") for e in entries}) if entries else set()
         missing = [e for e in entries if e.get("id") not in present]
         if missing:
+            _unlink_gone(missing)
             append_entries(missing, log, locked=True)
         _finalize(state, session_id, {**pending, "token": token})
         state.save()
     return missing
+
+def _unlink_gone(entries: list[dict]) -> list[str]:
+    """Under the lock, right before the append: a correction of an entry forgotten or purged
+    while the model answered loses its ``replaces`` (kept as a new entry, never bringing the
+    forgotten chain back: :func:`~zettelclaw.corrections.gone_targets`); the warnings."""
+    from ..corrections import gone_targets
+    from ..log import Log
+
+    gone = gone_targets(Log(warn=False), {e.get("replaces") for e in entries})
+    notes = []
+    for entry in entries:
+        if entry.get("replaces") in gone:
+            target = entry.pop("replaces")
+            notes.append(f"dropped replaces={target}: that entry was {gone[target]} "
+                         "meanwhile; kept as a new entry")
+    return notes
+
 
 def record_failure(session_id: str, token: str, error: str, *, agent=None,
                    key=None, history: bool = False) -> tuple[int, bool]:

@@ -80,7 +80,12 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
             if target is not None:
                 fields["replaces"] = target
         if resolution is not None and fields.get("replaces"):
-            _correct(fields, kind, item, stamp, resolution, made_here, warnings)
+            gone = _gone(fields["replaces"], resolution, made_here)
+            if gone is not None:  # never brought back by a correction (issue 23)
+                warnings.append(f"dropped replaces={fields.pop('replaces')}: that entry was "
+                                f"{gone}; kept as a new entry")
+            else:
+                _correct(fields, kind, item, stamp, resolution, made_here, warnings)
         try:
             entry = make_entry(kind, content, session_id, timestamp=stamp, agent=agent,
                                **fields)
@@ -149,6 +154,21 @@ def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_h
         warnings.append(f"dropped replaces={fields['replaces']}: that entry is dated "
                         f"{head.get('timestamp')}, after this conversation; kept as a new entry")
         del fields["replaces"]
+
+
+def _gone(target: str, resolution, made_here: dict) -> str | None:
+    """``"forgotten"`` or ``"purged"`` when ``target``'s chain ends in a forget or a purge
+    tombstone (or ``target`` is one), else None: such an entry is never a ``replaces``
+    target, whatever showed it to the model."""
+    from ..resolve import gone_kind
+
+    if target in made_here:
+        return None
+    record = resolution.records.get(target)
+    if record is not None:
+        return gone_kind(record) or "forgotten"  # (an undo's own id: not an entry either)
+    ended = resolution.gone(target)
+    return gone_kind(ended) if ended is not None else None
 
 
 def _batch_head(target: str, resolution, made_here: dict) -> dict | None:

@@ -172,8 +172,8 @@ class Extractor:
     # -- state (:mod:`.bookkeeping`) ----------------------------------------------------------
 
     def _commit(self, session_id: str, token: str, entries: list[dict], cursor: dict,
-                usage: Usage, **kwargs) -> None:
-        bookkeeping.commit(session_id, token, entries, cursor, usage, **kwargs)
+                usage: Usage, **kwargs) -> list[str]:
+        return bookkeeping.commit(session_id, token, entries, cursor, usage, **kwargs)
 
     def _finish_pending(self, session_id: str, token: str, pending: dict) -> list[dict]:
         return bookkeeping.finish_pending(session_id, token, pending)

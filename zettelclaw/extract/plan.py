@@ -11,15 +11,22 @@ from ..clock import now, parse_ts
 from .cursor import after_cursor, is_history, segment_time
 
 
-def _as_of(entries: list[dict], stamp: str) -> list[dict]:
-    """The log as it stood at ``stamp``: entries dated then or before (undated ones too)."""
+def _as_of(entries: list[dict], stamp: str, resolution=None) -> list[dict]:
+    """The log as it stood at ``stamp``: entries dated then or before (undated ones too).
+
+    A forget or purge counts whenever it was made: the model never sees what it hides, nor
+    any older version of a chain it ended (the newer correction it names may be dated after
+    ``stamp``). ``resolution``: the log's as it stands now (default: built from ``entries``)."""
     from ..log import record_kind
+    from ..resolve import Resolution
 
     moment = parse_ts(stamp)
+    now_ = resolution if resolution is not None else Resolution.build(entries)
     out = []
     for entry in entries:
+        if not record_kind(entry) and now_.gone(entry["id"]) is not None:
+            continue  # a chain forgotten or purged since
         when = parse_ts(entry.get("timestamp"))
-        # a forget or purge counts whenever it was made: the model never sees what it hides
         if moment is None or when is None or when <= moment or record_kind(entry):
             out.append(entry)
     return out

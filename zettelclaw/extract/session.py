@@ -151,8 +151,9 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
         usage = Usage()
         if segment.has_user:  # a later conversation may correct an earlier one's,
             stamp = segment_time(segment, ref)  # never one newer than itself: the
-            as_of = Resolution.build(_as_of(log_entries, stamp))  # the log as it stood
-            made, usage, notes, skipped = extractor.extract_segment(  # at the time
+            as_of = Resolution.build(  # the log as it stood at the time
+                _as_of(log_entries, stamp, current.resolution))
+            made, usage, notes, skipped = extractor.extract_segment(
                 segment, known_ids=known_ids, as_of=as_of, timestamp=stamp,
                 resolution=current.resolution, agent=run.agent)
             made, duplicates = current.take(made)
@@ -164,9 +165,10 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
         result.entries.extend(made)
         if not run.dry_run:
             last = number == len(todo.todo)
-            extractor._commit(run.session_id, run.token, made, make_cursor(segment), usage,
-                              agent=run.agent, key=run.key, reason=run.reason, release=last,
-                              held=bool(todo.held) and last, history=run.history)
+            result.warnings += extractor._commit(
+                run.session_id, run.token, made, make_cursor(segment), usage, agent=run.agent,
+                key=run.key, reason=run.reason, release=last,
+                held=bool(todo.held) and last, history=run.history)
             run.released = last
         if on_segment is not None:  # a progress bar
             on_segment(segment)

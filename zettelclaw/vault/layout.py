@@ -42,12 +42,19 @@ def configured_root() -> str | None:
 def root(given: Path | None) -> Path:
     """The vault's root: ``--vault DIR``, else ``vault.path``; an error when neither is set."""
     if given is not None:
-        return Path(os.path.abspath(os.path.expanduser(str(given))))
-    configured = configured_root()
-    if configured is None:
-        raise UsageError("no vault: give --vault DIR, or set one up with "
-                         "`zettelclaw init --vault DIR` (the plugin config's vault.path)")
-    return Path(configured)
+        found = Path(os.path.abspath(os.path.expanduser(str(given))))
+    else:
+        configured = configured_root()
+        if configured is None:
+            raise UsageError("no vault: give --vault DIR, or set one up with "
+                             "`zettelclaw init --vault DIR` (the plugin config's vault.path)")
+        found = Path(configured)
+    from ..paths import inside_log_dir, log_dir
+
+    if inside_log_dir(found):
+        raise UsageError(f"refused: the vault {found} is inside the log directory {log_dir()}: "
+                         "put it elsewhere (a copy there would outlive a purge)")
+    return found
 
 
 def agent_vault(vault_root: Path, agent: str) -> Path:
