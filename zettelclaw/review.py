@@ -21,7 +21,7 @@ counts those on one line instead of listing them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from . import paths
 from .errors import GoneError, NotFoundError, UsageError
@@ -66,9 +66,9 @@ class Loops:
 
         self.default = default or paths.default_agent()
         self.resolution = Resolution.of_log(agents=agents, default_agent=self.default)
-        from .clock import format_ts
+        from .clock import days_before, format_ts
 
-        self.quiet_key = format_ts(now - timedelta(days=quiet_after))
+        self.quiet_key = format_ts(days_before(now, quiet_after))
         self.last_seen: dict[str, str] = {}
         for entry in self.resolution.entries:
             if entry.get("session") == SESSION:

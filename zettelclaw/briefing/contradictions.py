@@ -186,9 +186,9 @@ def expired(records: dict[str, dict], snapshot: Snapshot) -> set[str]:
     """The judged pairs of this briefing's entries that no night can ask about again: their
     newer entry is older than the active window (a candidate's newer side is in it) and no
     flag of theirs is still shown. Pairs of entries it does not know (another agent's) stay."""
-    from ..clock import sort_key
+    from ..clock import days_before, sort_key
 
-    since = snapshot.now - FLAG_SHOWN_FOR
+    since = days_before(snapshot.now, FLAG_SHOWN_FOR / timedelta(days=1))
     out = set()
     for key, record in records.items():
         newer = snapshot.by_id.get(key.partition(">")[2])

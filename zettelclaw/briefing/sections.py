@@ -75,7 +75,7 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     for pos, entry in enumerate(entries):
         tally.add(pos, entry, stamps[pos])
     sections = _sections(entries, tally, tally.stale(timedelta(days=options.stale_threshold)))
-    quiet = tally.leave_quiet(sections, format_ts(now - timedelta(days=options.quiet_after)))
+    quiet = tally.leave_quiet(sections, format_ts(days_before(now, options.quiet_after)))
     for subject_facts in tally.facts.values():
         subject_facts.sort(key=lambda item: item[0])
     return Snapshot(now=now, options=options, sections=sections, by_id=resolution.by_id,
