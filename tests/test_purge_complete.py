@@ -141,6 +141,7 @@ def test_a_page_it_cannot_replace_is_named_and_the_rest_is_done(cli, log_dir, tm
                                                                 zc_env, monkeypatch):
     from zettelclaw import fsutil
 
+    monkeypatch.setenv("ZETTELCLAW_NOW", "2026-02-21T09:00:00Z")  # the loops are fresh
     vault = tmp_path / "vault"
     set_config(zc_env, vault={"path": str(vault)})
     write_log(log_dir, DESIGN_LINES)

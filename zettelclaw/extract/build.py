@@ -76,16 +76,18 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                 fields["subject"] = slug
         replaces = item.get("replaces")
         if isinstance(replaces, str) and replaces.strip():
-            target = _target(replaces.strip(), kind, known_ids, shown, resolution, warnings)
-            if target is not None:
-                fields["replaces"] = target
-        if resolution is not None and fields.get("replaces"):
-            gone = _gone(fields["replaces"], resolution, made_here)
-            if gone is not None:  # never brought back by a correction (issue 23)
-                warnings.append(f"dropped replaces={fields.pop('replaces')}: that entry was "
-                                f"{gone}; kept as a new entry")
+            replaces = replaces.strip()
+            gone = (_gone(replaces, resolution, made_here)
+                    if resolution is not None and replaces in known_ids else None)
+            if gone is not None:  # never brought back by a correction, shown or not
+                warnings.append(f"dropped replaces={replaces}: that entry was {gone}; kept as "
+                                "a new entry")
             else:
-                _correct(fields, kind, item, stamp, resolution, made_here, warnings)
+                target = _target(replaces, kind, known_ids, shown, resolution, warnings)
+                if target is not None:
+                    fields["replaces"] = target
+        if resolution is not None and fields.get("replaces"):
+            _correct(fields, kind, item, stamp, resolution, made_here, warnings)
         try:
             entry = make_entry(kind, content, session_id, timestamp=stamp, agent=agent,
                                **fields)
