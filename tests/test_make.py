@@ -3,6 +3,7 @@ read (the dependencies are left out here to keep it short: they are pip's, not o
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -14,8 +15,12 @@ from tests.conftest import REPO
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make on this machine")
 def test_the_first_make_prints_no_setuptools_warning_box(tmp_path):
     venv = tmp_path / "venv"
-    planned = subprocess.run(["make", "-n", "-B", f"{venv}/.installed", f"VENV={venv}"],
-                             cwd=REPO, capture_output=True, text=True, check=True).stdout
+    # a make of its own, not one nested in the `make test` running this (which would print
+    # "make[1]: Entering directory" among the commands)
+    alone = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    planned = subprocess.run(["make", "--no-print-directory", "-n", "-B", f"{venv}/.installed",
+                              f"VENV={venv}"], cwd=REPO, capture_output=True, text=True,
+                             check=True, env=alone).stdout
     recipe = planned.replace("\\\n", " ").splitlines()
     install = [line for line in recipe if "pip install" in line and " -e " in line]
     assert len(install) == 1, planned
