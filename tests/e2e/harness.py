@@ -129,7 +129,28 @@ class OpenClawHome:
 
     # ---- the gateway
 
-    def start_gateway(self, timeout: float = 120) -> None:
+    def start_gateway(self, timeout: float = 120, *, silent_retry: float = 60) -> None:
+        """Start the gateway and wait until it listens. A gateway that writes not one line in
+        ``silent_retry`` seconds (seen once in a clean-clone run, before OpenClaw logs
+        anything) is killed and started once more, said on stderr: what the tests check comes
+        after the start, and a start that hangs again still fails."""
+        before = self.gateway_log.stat().st_size if self.gateway_log.exists() else 0
+        self._launch_gateway()
+        silent_until = time.monotonic() + silent_retry
+        while time.monotonic() < silent_until and self.gateway.poll() is None:
+            if self.gateway_log.stat().st_size > before:
+                break
+            time.sleep(0.5)
+        else:
+            if self.gateway.poll() is None:
+                sys.stderr.write(f"gateway silent for {silent_retry:.0f}s: started again\n")
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.gateway.pid, signal.SIGKILL)
+                self.gateway.wait(10)
+                self._launch_gateway()
+        self._wait_listening(timeout)
+
+    def _launch_gateway(self) -> None:
         log = open(self.gateway_log, "ab")
         self.gateway = subprocess.Popen(
             [str(self.launcher), "gateway", "run", "--bind", "loopback",
@@ -137,6 +158,8 @@ class OpenClawHome:
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self.env,
             cwd=self.root, start_new_session=True)
         log.close()
+
+    def _wait_listening(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.gateway.poll() is not None:
