@@ -287,3 +287,89 @@ def test_a_sweep_with_nothing_new_costs_a_start_up(cli, openclaw, fake_anthropic
 
     assert "anthropic" not in imported  # no model client made for nothing to extract
     assert (log_dir / "state.json").read_bytes() == before
+
+
+def live_then_reset(home: OpenClawHome, day: int, start: datetime, live: list) -> str:
+    """Day ``day``'s conversation as the person has it on 2026.2: the main key's current
+    session until the next day's ``/new`` renames it ``.reset.<that time>`` (``live`` holds
+    the path of the one before, rotated here)."""
+    if live:
+        stamp = start.strftime("%Y-%m-%dT%H-%M-%S.000Z")
+        live[0].rename(live[0].with_name(f"{live[0].name}.reset.{stamp}"))
+    sid = f"77777777-aaaa-4aaa-8aaa-{day:012d}"
+    live[:] = [home.jsonl_session("main", sid, [("user", f"Talk of day {day} about plans."),
+                                                ("assistant", "Noted.")],
+                                  key="agent:main:main", start=start)]
+    return sid
+
+
+def test_months_of_nights_read_only_what_is_new_and_keep_state_small(
+        cli, zc_env, fake_anthropic, log_dir, transcripts_read, monkeypatch):
+    # a conversation every morning, the next morning's /new resets it (the reset file's
+    # time is a day later than what the night's extraction wrote), a sweep every night
+    home = OpenClawHome(zc_env["state"])
+    fake_anthropic.when("Talk of day", handoff("about the plans"))
+    first = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+    live: list = []
+    sizes = {}
+    for day in range(1, 46):
+        morning = first + timedelta(days=day - 1)
+        tonight = live_then_reset(home, day, morning, live)
+        monkeypatch.setenv("ZETTELCLAW_NOW", iso(morning.replace(hour=23, minute=30)))
+        transcripts_read.clear()
+        calls = len(fake_anthropic.message_requests)
+
+        night = cli("sweep", "-j", "1")
+
+        assert night.stdout.startswith("Sweep: 1 session extracted"), (day, night.stdout)
+        assert len(fake_anthropic.message_requests) == calls + 1  # tonight's, nothing else
+        # tonight's conversation, and yesterday's once more (its reset came after its
+        # extraction: nothing new in it, no model call), never the weeks before
+        assert set(transcripts_read) <= {tonight, f"77777777-aaaa-4aaa-8aaa-{day - 1:012d}"}
+        sizes[day] = (log_dir / "state.json").stat().st_size
+    state = json.loads((log_dir / "state.json").read_text())
+    assert state["sweptUpTo"]["main"].startswith("2026-04-14")  # last night's conversation
+    assert len(state["extractedSessions"]) <= 32  # about the last month; older ones pruned
+    assert sizes[45] < sizes[30] * 1.1  # a month on, state.json has stopped growing
+
+    # a quiet night: no transcript opened, nothing written, no model call
+    transcripts_read.clear()
+    before = (log_dir / "state.json").read_bytes(), (log_dir / "log.jsonl").read_bytes()
+    monkeypatch.setenv("ZETTELCLAW_NOW", "2026-04-15T23:30:00Z")
+    calls = len(fake_anthropic.message_requests)
+
+    quiet = cli("sweep", "-j", "1")
+
+    assert quiet.stdout.startswith("Sweep: 0 sessions extracted, 45 skipped")
+    assert transcripts_read == []
+    assert ((log_dir / "state.json").read_bytes(), (log_dir / "log.jsonl").read_bytes()) == before
+    assert len(fake_anthropic.message_requests) == calls
+
+
+def test_an_old_session_pruned_from_state_is_not_extracted_again(
+        cli, zc_env, fake_anthropic, log_dir, transcripts_read, monkeypatch):
+    home = OpenClawHome(zc_env["state"])
+    fake_anthropic.when("Talk of day", handoff("about the plans"))
+    first = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+    live: list = []
+    for day in (1, 2):
+        morning = first + timedelta(days=day - 1)
+        live_then_reset(home, day, morning, live)
+        monkeypatch.setenv("ZETTELCLAW_NOW", iso(morning.replace(hour=23, minute=30)))
+        cli("sweep")
+    # two months later a new conversation; its extraction prunes the old records
+    later = first + timedelta(days=60)
+    live_then_reset(home, 61, later, live)
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(later.replace(hour=23, minute=30)))
+    cli("sweep")
+    state = json.loads((log_dir / "state.json").read_text())
+    assert "77777777-aaaa-4aaa-8aaa-000000000001" not in state["extractedSessions"]
+    transcripts_read.clear()
+    calls = len(fake_anthropic.message_requests)
+    lines = len(read_log(log_dir))
+
+    night = cli("sweep")
+
+    assert night.stdout.startswith("Sweep: 0 sessions extracted, 3 skipped")
+    assert transcripts_read == []
+    assert len(fake_anthropic.message_requests) == calls and len(read_log(log_dir)) == lines

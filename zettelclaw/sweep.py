@@ -36,7 +36,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from . import paths
 from .clock import parse_ts
@@ -46,6 +46,7 @@ from .extract import Extractor, Result, _skip_prefixes, after_cursor
 from .model import Usage
 
 SETTLE_SECONDS = 30 * 60
+_EPOCH = datetime.min.replace(tzinfo=timezone.utc)
 DEFAULT_CONCURRENCY = 4
 
 
@@ -99,15 +100,28 @@ class Summary:
                 "dryRun": self.dry_run, "history": self.history}
 
 
-def _log_marks() -> dict[str, str]:
-    """sessionId -> the latest timestamp of its entries in the log (one pass)."""
-    from .log import Log
+def _log_marks(sessions: set[str]) -> dict[str, str]:
+    """sessionId -> the latest timestamp of its entries in the log, for ``sessions``: the
+    log's bytes are searched for each id and only the lines naming one are parsed (a night's
+    new sessions are in none), a purged entry's tombstone too."""
+    from .fsutil import read_bytes
+    from .log import parse_line
 
+    raw = read_bytes(paths.log_path()) or b""
     marks: dict[str, str] = {}
-    for entry in Log(warn=False).entries(records=True):  # a purged entry's tombstone too
-        sid, stamp = entry.get("session"), entry.get("timestamp")
-        if isinstance(sid, str) and isinstance(stamp, str) and stamp > marks.get(sid, ""):
-            marks[sid] = stamp
+    for sid in sessions:
+        needle = sid.encode()
+        at = raw.find(needle)
+        while at != -1:
+            start = raw.rfind(b"\n", 0, at) + 1
+            end = raw.find(b"\n", at)
+            end = len(raw) if end == -1 else end
+            entry = parse_line(raw[start:end])
+            stamp = entry.get("timestamp") if entry is not None else None
+            if entry is not None and entry.get("session") == sid and isinstance(stamp, str) \
+                    and stamp > marks.get(sid, ""):
+                marks[sid] = stamp
+            at = raw.find(needle, end)
     return marks
 
 
@@ -157,7 +171,7 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
 
     state = State.load()
     prefixes = _skip_prefixes()
-    marks: dict[str, str] | None = None  # read from the log only when a session needs them
+    unknown: list = []  # sessions with no record: the log is read for them at the end
     installed = state.install_moment()
     swept = {a: parse_ts(t) for a, t in state.swept_up_to().items()}
     todo: list[Candidate] = []
@@ -188,23 +202,33 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
             todo.append(Candidate(ref, "retry-failed" if failed.get("permanent") else "retry"))
             continue
         horizon = swept.get(ref.agent_id)
-        if not record and horizon is not None and ref.updated_at is not None \
-                and ref.updated_at <= horizon:
+        if not (record or {}).get("held") and horizon is not None \
+                and ref.updated_at is not None and ref.updated_at <= horizon:
             skipped += 1  # a sweep proved it done: its transcript is not opened again
             note(ref, True)
             continue
         if record:
             stamp = record.get("at")
         else:
-            marks = _log_marks() if marks is None else marks
-            stamp = marks.get(ref.session_id)
+            unknown.append((ref, None))  # the log decides, read once for all of them
+            continue
         if _newer(stamp, ref.updated_at) and not (record or {}).get("held"):
             skipped += 1
             note(ref, True)
             continue
         note(ref, None)
-        todo.append(Candidate(ref, "more" if stamp else "new",
-                              None if record else (marks or {}).get(ref.session_id)))
+        todo.append(Candidate(ref, "more"))
+    if unknown:  # no record: how far the log's own entries got (one look at the log)
+        marks = _log_marks({ref.session_id for ref, _ in unknown})
+        for ref, _ in unknown:
+            stamp = marks.get(ref.session_id)
+            if _newer(stamp, ref.updated_at):
+                skipped += 1
+                note(ref, True)
+                continue
+            note(ref, None)
+            todo.append(Candidate(ref, "more" if stamp else "new", stamp))
+        todo.sort(key=lambda c: (c.ref.updated_at or _EPOCH, c.ref.session_id))
     return todo, skipped
 
 
@@ -212,7 +236,8 @@ def advance(seen: dict[str, list]) -> bool:
     """After a whole sweep: move each agent's ``sweptUpTo`` to the latest update up to which
     every session in scope is done (a candidate is done when its record is now newer than its
     update and holds nothing open, or it failed), and prune the records it covers. Writes
-    state.json only when something changed; returns whether it did."""
+    state.json only when the time moved (a quiet night writes nothing); returns whether it
+    did."""
     from .clock import format_ts
     from .fsutil import dir_lock
     from .state import SWEPT, State
@@ -237,8 +262,9 @@ def advance(seen: dict[str, list]) -> bool:
                 state.section(SWEPT)[agent] = format_ts(horizon)[:-1] + \
                     f".{horizon.microsecond:06d}Z"
                 moved = True
-        if not (moved | bool(state.prune())):
+        if not moved:  # a quiet night writes nothing: the next one with news prunes
             return False
+        state.prune()
         state.save()
         return True
 

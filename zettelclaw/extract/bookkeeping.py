@@ -117,16 +117,24 @@ def record_failure(session_id: str, token: str, error: str, *, agent=None,
         _drop_claim(state, session_id, token)
     return retries, permanent
 
-def remember(session_id: str, token: str, cursor: dict, *, agent=None,
-             key=None) -> None:
-    """A session found fully extracted by its log alone gets its record back."""
+def remember(session_id: str, token: str, cursor: dict | None, *, agent=None,
+             key=None, updated=None) -> None:
+    """A session found fully extracted gets a record dated now: one found so by its log
+    alone gets its record back; one whose transcript changed after its record without
+    anything new in it (a 2026.2 ``/new`` renames the file ``.reset.<time>`` hours or days
+    after the conversation) has its record's ``at`` moved past that change, so the next
+    sweep skips it unread and ``sweptUpTo`` can move past it."""
     from ..state import transaction
 
     with transaction() as state:
-        if session_id not in state.extractedSessions:
+        record = state.extractedSessions.get(session_id)
+        if record is None and cursor is not None:
             state.extractedSessions[session_id] = {
                 "at": format_ts(now()), "entries": 0, "segments": 0, "cursor": cursor,
                 "tokens": Usage().as_dict(), "agent": agent, "key": key}
+        elif isinstance(record, dict) and not record.get("held") and updated is not None \
+                and not _newer(record.get("at"), updated):
+            record["at"] = format_ts(now())
         clear_waiting(state, session_id)
         _drop_claim(state, session_id, token)
 
@@ -200,6 +208,13 @@ def record_waiting(sessions: dict[str, str | None], *, ended: bool = False) -> N
     except ZettelclawError as exc:
         print(f"zettelclaw: could not record the sessions waiting for a key: "
               f"{redact(str(exc))}", file=sys.stderr)
+
+
+def _newer(stamp, updated) -> bool:
+    from ..clock import parse_ts
+
+    moment = parse_ts(stamp)
+    return moment is not None and moment >= updated.replace(microsecond=0)
 
 
 def _count(value) -> int:

@@ -69,7 +69,7 @@ def extract(extractor, session_id: str, *, agent: str | None = None,
                     settle_seconds=settle_seconds, open_before=open_before)
         run.result.history = todo.history
         if not todo.todo:
-            return nothing_to_extract(extractor, run, todo)
+            return nothing_to_extract(extractor, run, todo, ref)
         extract_each(extractor, run, todo, ref=ref, on_segment=on_segment)
         return report(run)
     except ZettelclawError as exc:
@@ -112,15 +112,20 @@ def recover(extractor, run: Run, pending: dict | None, cursor: dict | None) -> d
     return cursor
 
 
-def nothing_to_extract(extractor, run: Run, todo: Plan) -> Result:
+def nothing_to_extract(extractor, run: Run, todo: Plan, ref=None) -> Result:
     """Nothing (left) to extract: say why; a record pruned from state.json is written back,
-    so the next sweep skips the session."""
+    and a record older than the session's last update is dated now (nothing lay beyond its
+    cursor), so the next sweep skips the session."""
     result, session_id = run.result, run.session_id
-    if (todo.derived and not todo.fresh and not run.dry_run and not result.entries
-            and todo.segments):
-        extractor._remember(session_id, run.token, make_cursor(todo.segments[-1]),
-                            agent=run.agent, key=run.key)
-        run.released = True
+    if not todo.fresh and not run.dry_run and not run.history and not result.entries:
+        if todo.derived and todo.segments:
+            extractor._remember(session_id, run.token, make_cursor(todo.segments[-1]),
+                                agent=run.agent, key=run.key)
+            run.released = True
+        elif todo.cursor and not todo.held and getattr(ref, "updated_at", None):
+            extractor._remember(session_id, run.token, None, agent=run.agent, key=run.key,
+                                updated=ref.updated_at)
+            run.released = True
     if result.entries:
         result.status = "extracted"
         result.message = (f"{session_id}: finished an interrupted extraction "
