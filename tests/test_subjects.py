@@ -172,3 +172,31 @@ def test_on_a_terminal_yes_renames(log_dir, cli, monkeypatch):
 def test_subjects_alone_lists_them(log_dir, cli):
     cli("subjects", "add", "max", "--type", "person")
     assert cli.lines("subjects") == [{"slug": "max", "display": "Max", "type": "person"}]
+
+
+def test_a_write_about_known_subjects_leaves_state_json_unread(log_dir, cli, monkeypatch):
+    # the agent writes on its turns: a big state.json must not slow them down
+    cli("write", "fact", "Max likes tea", "--subject", "max")
+    cli("subjects", "rename", "max", "max-power", "--yes")
+    from zettelclaw import state
+
+    loads: list[str] = []
+    real = state.State.load.__func__
+    monkeypatch.setattr(state.State, "load",
+                        classmethod(lambda cls: loads.append("load") or real(cls)))
+    opened: list[str] = []
+    real_read = __import__("zettelclaw.subjects", fromlist=["read_bytes"]).read_bytes
+
+    def spy(path, **kw):
+        opened.append(str(path))
+        return real_read(path, **kw)
+
+    monkeypatch.setattr("zettelclaw.subjects.read_bytes", spy)
+
+    assert cli("write", "fact", "Max likes green tea", "--subject", "max-power").exit_code == 0
+    assert not any(p.endswith("state.json") for p in opened) and loads == []
+    # a write naming the old slug still lands on the new one (the renames are read then)
+    assert cli("write", "fact", "Max likes mint tea", "--subject", "max").exit_code == 0
+    assert any(p.endswith("state.json") for p in opened)
+    lines = [orjson.loads(x) for x in (log_dir / "log.jsonl").read_bytes().splitlines()]
+    assert [e["subject"] for e in lines[-2:]] == ["max-power", "max-power"]

@@ -8,8 +8,11 @@ inside :func:`transaction`, which holds the directory lock from read to write.
 agent, "every main session of this agent last updated at or before it was extracted to its end"
 (or waits in ``failedSessions``, or is history left for ``import``), set by a whole sweep
 (:func:`zettelclaw.sweep.sweep`). A record of ``extractedSessions`` is pruned after 30 days only
-once its agent's ``sweptUpTo`` covers it: pruning never makes an old session look new, and a
-sweep skips a session so covered without opening its transcript.
+once its agent's ``sweptUpTo`` covers it (before that, once covered, it keeps only its time,
+cursor and agent): pruning never makes an old session look new, and a sweep skips a session
+so covered without opening its transcript. Every other section has its own rule:
+``failedSessions`` 30 days, ``claims`` with their process, ``pending`` with its append,
+``waitingForKey`` with the sessions taken, judged ``contradictions`` with their entries.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .errors import ZettelclawError
 from .fsutil import atomic_write, dir_lock, read_bytes
 
 PRUNE_AFTER_DAYS = 30
+KEPT = ("at", "cursor", "agent")  # of a record sweptUpTo covers (its counts are in usage)
 SWEPT = "sweptUpTo"
 
 
@@ -90,7 +94,9 @@ class State(BaseModel):
 
     def prune(self, now: datetime | None = None, days: int = PRUNE_AFTER_DAYS) -> int:
         """Drop failures older than ``days``, and extraction records older than ``days`` that
-        their agent's ``sweptUpTo`` covers (a held one stays); returns how many went."""
+        their agent's ``sweptUpTo`` covers (a held one stays); a covered record younger than
+        that keeps only ``at``, its cursor (a 2026.9 session can go on) and its agent. Returns
+        how many went."""
         cutoff = (now or clock_now()) - timedelta(days=days)
         removed = 0
         for key in [k for k, v in self.failedSessions.items() if _older(v.get("at"), cutoff)]:
@@ -101,16 +107,20 @@ class State(BaseModel):
             return removed
         default = None
         for key, record in list(self.extractedSessions.items()):
-            if not _older(record.get("at"), cutoff) or record.get("held"):
+            if not isinstance(record, dict) or record.get("held"):
                 continue
             agent = record.get("agent")
             if not isinstance(agent, str) or not agent:
                 default = default or paths.default_agent()
                 agent = default
-            horizon = parse_ts(swept.get(agent))
-            if horizon is not None and not parse_ts(record.get("at")) > horizon:
+            horizon, at = parse_ts(swept.get(agent)), parse_ts(record.get("at"))
+            if horizon is None or at is None or at > horizon:
+                continue
+            if at < cutoff:
                 del self.extractedSessions[key]
                 removed += 1
+            elif len(record) > len(KEPT):  # covered: what shows it done and where it stands
+                self.extractedSessions[key] = {k: record[k] for k in KEPT if k in record}
         return removed
 
 

@@ -153,7 +153,12 @@ def append_entries(entries: list[dict], log=None, *, locked: bool = False) -> in
 
     log = log if log is not None else Log()
     with contextlib.nullcontext() if locked else dir_lock(paths.log_dir()):
-        renames = _renames()
+        # a renamed or removed slug is never a registered one: state.json (its renames) is
+        # read only for an entry whose subject the registry does not hold, so a write about
+        # known subjects (the agent's, every turn) does not read it
+        known = _load_raw()
+        wanted = {e.get("subject") for e in entries if e.get("subject")}
+        renames = _renames() if wanted - known.keys() else {}
         for entry in entries:
             target = renames.get(entry.get("subject") or "")
             if target:
