@@ -15,7 +15,10 @@ overlap the model calls).
 The log's timestamps are conversation times (the last message of each conversation), never
 later than the session's last update: a session whose record went without a ``sweptUpTo`` to
 cover it (state.json from before it existed) is therefore looked at again, found complete by
-its cursor (no model call) and its record written back; the sweep then covers it.
+its cursor (no model call) and its record written back; the sweep then covers it. So is a
+2026.2 session reset (``/new``) after its extraction: the reset renames its file
+``.reset.<time>``, a last update later than its record; it is read once, found complete, and
+its record dated now (:func:`zettelclaw.extract.bookkeeping.remember`).
 
 ``gateway_start`` passes the gateway's start time (``--gateway-start``): an open conversation
 whose last message is older than that was cut off by a crash or a stop, nobody is in it, and
