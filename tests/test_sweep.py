@@ -285,8 +285,26 @@ def test_a_sweep_with_nothing_new_costs_a_start_up(cli, openclaw, fake_anthropic
 
     imported = heavy_imports(["sweep"], "Sweep: 0 sessions extracted, 5 skipped")
 
-    assert "anthropic" not in imported  # no model client made for nothing to extract
+    assert imported == []  # neither the SDK nor Typer nor pydantic: about a start-up
     assert (log_dir / "state.json").read_bytes() == before
+
+
+def test_the_quick_quiet_sweep_says_what_the_full_one_says(cli, openclaw, fake_anthropic,
+                                                           log_dir, zc):
+    cli("sweep")
+    for args in (["sweep"], ["sweep", "-j", "1", "--json"],
+                 ["sweep", "--gateway-start", "2026-11-01T00:00:00Z"]):
+        quick = zc(*args)
+        assert quick.returncode == 0 and quick.stdout == cli(*args).stdout.encode()
+    # something new: the executable sweeps it as the full CLI does
+    fake_anthropic.when("boiler", handoff("about the boiler"))
+    reset_later(openclaw, "44444444-dddd-4ddd-8ddd-000000000009",
+                datetime.now(timezone.utc) - timedelta(hours=5), "the boiler",
+                after=timedelta(hours=1))
+    night = zc("sweep", "-j", "1")
+    assert night.returncode == 0
+    assert night.stdout.startswith(b"Sweep: 1 session extracted, 5 skipped")
+    assert [e["content"] for e in read_log(log_dir)][-1] == "about the boiler"
 
 
 def live_then_reset(home: OpenClawHome, day: int, start: datetime, live: list) -> str:

@@ -2,7 +2,7 @@
 
 ``recall --handoff`` runs before every prompt (the handoff and the recalled entries in one
 process; ``handoff`` and ``recall`` alone as well) and ``search --json`` behind every
-``memory_search``;
+``memory_search``; ``sweep`` every night and at every gateway start, nothing new most times;
 Typer's start-up alone would cost more than either. :func:`serve` answers exactly these forms
 and returns False, having printed nothing, for anything else (``--help``, a table on a
 terminal, a usage error...), which the full CLI (:mod:`zettelclaw.cli`) then handles with the
@@ -13,6 +13,7 @@ same output and the same errors. A test checks that both give the same bytes.
                                       [--all] [--json] [-- WORDS]
     [--home D] [--workspace D] recall [--json | --text] [--handoff] [--agent ID[,ID...]]...
                                       [--] MESSAGE...
+    [--home D] [--workspace D] sweep [-j N] [--gateway-start TIME] [--json]   (nothing new)
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def serve(argv: list[str]) -> bool:
         return _search(args)
     if command == "recall":
         return _recall(args)
+    if command == "sweep":
+        return _sweep(args)
     return False
 
 
@@ -131,6 +134,33 @@ def _recall(argv: list[str]) -> bool:
         "--json" in args.flags or not sys.stdout.isatty())
     return _answer(lambda: print_recall(" ".join(args.words), as_json, args.agents or None,
                                         with_handoff="--handoff" in args.flags))
+
+
+def _sweep(argv: list[str]) -> bool:
+    """A whole sweep with nothing new (every night, every gateway start) is a start-up; with
+    anything to extract or report, the full CLI sweeps."""
+    args = _parse(argv, ("--json",), {"-j": "jobs", "--concurrency": "jobs",
+                                      "--gateway-start": "start"}, words=False)
+    if args is None or args.agents:
+        return False
+    jobs = args.opts.get("jobs", "4")
+    if not (jobs.isdigit() and 1 <= int(jobs) <= 64):
+        return False
+    if "start" in args.opts:
+        from .clock import parse_ts
+
+        if parse_ts(args.opts["start"]) is None:
+            return False
+    from .sweep import quiet
+
+    summary = quiet()
+    if summary is None:
+        return False
+    if "--json" in args.flags:
+        from .render import emit_json
+
+        return _answer(lambda: emit_json(summary.as_dict()))
+    return _answer(lambda: print(summary.line(), flush=True))
 
 
 def _search(argv: list[str]) -> bool:

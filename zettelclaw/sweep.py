@@ -40,13 +40,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 from . import paths
 from .clock import parse_ts
 from .counts import count
 from .errors import UsageError, ZettelclawError
-from .extract import Extractor, Result, _skip_prefixes, after_cursor
 from .model import Usage
+
+if TYPE_CHECKING:
+    from .extract import Extractor, Result
 
 SETTLE_SECONDS = 30 * 60
 _EPOCH = datetime.min.replace(tzinfo=timezone.utc)
@@ -170,13 +173,13 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
     ``unreadable``. ``seen`` gets agent -> [(last update, sessionId, done)] of the sessions in
     scope (done None: a candidate, done or not once the sweep has run)."""
     from . import transcripts
-    from .state import State
+    from .transcripts.scope import skip_prefixes
 
-    state = State.load()
-    prefixes = _skip_prefixes()
+    state = _view()
+    prefixes = skip_prefixes()
     unknown: list = []  # sessions with no record: the log is read for them at the end
     installed = state.install_moment()
-    swept = {a: parse_ts(t) for a, t in state.swept_up_to().items()}
+    swept = state.swept
     todo: list[Candidate] = []
     skipped = 0
 
@@ -241,6 +244,8 @@ def advance(seen: dict[str, list]) -> bool:
     update and holds nothing open, or it failed), and prune the records it covers. Writes
     state.json only when the time moved (a quiet night writes nothing); returns whether it
     did."""
+    if not _would_move(_view(), seen):  # a quiet night: no lock, no state.json written
+        return False
     from .clock import format_ts
     from .fsutil import dir_lock
     from .state import SWEPT, State
@@ -272,9 +277,83 @@ def advance(seen: dict[str, list]) -> bool:
         return True
 
 
+def _would_move(state: _View, seen: dict[str, list]) -> bool:
+    """Whether :func:`advance` would move some agent's ``sweptUpTo`` (read without the lock:
+    the locked pass decides again)."""
+    for agent, sessions in seen.items():
+        horizon = None
+        for updated, session_id, done in sorted(sessions, key=lambda s: s[0]):
+            if done is None:
+                record = state.extractedSessions.get(session_id) or {}
+                done = session_id in state.failedSessions or (
+                    _newer(record.get("at"), updated) and not record.get("held"))
+            if not done:
+                break
+            horizon = updated
+        before = state.swept.get(agent)
+        if horizon is not None and (before is None or horizon > before):
+            return True
+    return False
+
+
+class _View:
+    """What a sweep reads of state.json to plan, without pydantic (a quiet night's whole
+    work): the sessions' records and failures, the install time, ``sweptUpTo``. A file that
+    is not state JSON gets :meth:`State.load`'s one clear error."""
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.extractedSessions = data.get("extractedSessions") or {}
+        self.failedSessions = data.get("failedSessions") or {}
+        stamps = data.get("sweptUpTo")
+        self.swept = {a: moment for a, t in (stamps if isinstance(stamps, dict) else {}).items()
+                      if isinstance(a, str) and (moment := parse_ts(t)) is not None}
+
+    def install_moment(self) -> datetime | None:
+        return parse_ts(self.data.get("installedAt"))
+
+
+def _view() -> _View:
+    import orjson
+
+    from .fsutil import read_bytes
+
+    raw = read_bytes(paths.state_path())
+    try:
+        data = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError:
+        data = None
+    if not (isinstance(data, dict) and all(
+            isinstance(table, dict) and all(isinstance(v, dict) for v in table.values())
+            for table in (data.get("extractedSessions") or {}, data.get("failedSessions") or {}))
+            and isinstance(data.get("version", 1), int)):
+        from .state import State
+
+        return _View(State.load().model_dump(mode="json"))  # or its clear error
+    return _View(data)
+
+
+def quiet() -> Summary | None:
+    """A whole sweep of every agent when nothing is new: its summary, having read no
+    transcript, no log and imported neither the model SDK nor pydantic; None when there is
+    something to extract or to report (the full :func:`sweep` then runs)."""
+    try:
+        check_where(None)
+        seen: dict[str, list] = {}
+        unreadable: list[tuple[str, str]] = []
+        candidates, skipped = plan(unreadable=unreadable, seen=seen)
+    except ZettelclawError:
+        return None
+    if candidates or unreadable:
+        return None
+    _advance(seen)
+    return Summary(skipped=skipped)
+
+
 def preview(candidate: Candidate) -> Result:
     """What a sweep would extract from one session (no model call, no writes)."""
     from . import transcripts
+    from .extract import Result, after_cursor
     from .extract.cursor import is_history
     from .state import State
 
@@ -302,6 +381,8 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
           progress: bool | None = None, gateway_start: datetime | None = None) -> Summary:
     """Extract every session that needs it; returns the summary. ``gateway_start``: open
     conversations quiet since before it are extracted without waiting to settle."""
+    from .extract import Extractor, Result
+
     check_where(agent)
     extractor = extractor or Extractor()
     seen: dict[str, list] = {}
@@ -386,6 +467,8 @@ def import_history(survey, *, concurrency: int = DEFAULT_CONCURRENCY,
                    progress: bool | None = None) -> Summary:
     """Extract the history conversations of ``survey`` (:func:`zettelclaw.history.survey`),
     each committed as it is done; the progress bar counts conversations."""
+    from .extract import Extractor
+
     extractor = extractor or Extractor()
     candidates = [Candidate(s.ref, "history") for s in survey.sessions]
     summary = Summary(planned=candidates)
@@ -449,6 +532,7 @@ def _run(summary: Summary, candidates: list[Candidate], work, *, extractor: Extr
                 try:
                     result = future.result()
                 except Exception as exc:  # one broken session does not stop the sweep
+                    from .extract import Result
                     from .redact import redact
 
                     sid = futures[future].ref.session_id

@@ -11,13 +11,9 @@ DEFAULT_CHUNK_CHARS = 400_000  # ~100k tokens of transcript per call: well insid
 
 
 def _skip_prefixes() -> tuple[str, ...]:
-    from ..transcripts import DEFAULT_SKIP_PREFIXES
+    from ..transcripts.scope import skip_prefixes
 
-    config = paths.plugin_config().get("extraction")
-    configured = config.get("skipSessionTypes") if isinstance(config, dict) else None
-    if isinstance(configured, list) and all(isinstance(p, str) for p in configured):
-        return tuple(configured)
-    return DEFAULT_SKIP_PREFIXES
+    return skip_prefixes()
 
 
 def _chunk_chars() -> int:

@@ -8,6 +8,17 @@ from collections.abc import Iterable
 DEFAULT_SKIP_PREFIXES = ("cron:", "sub:", "hook:")
 
 
+def skip_prefixes() -> tuple[str, ...]:
+    """The plugin config's ``extraction.skipSessionTypes``, else the default prefixes."""
+    from .. import paths
+
+    config = paths.plugin_config().get("extraction")
+    configured = config.get("skipSessionTypes") if isinstance(config, dict) else None
+    if isinstance(configured, list) and all(isinstance(p, str) for p in configured):
+        return tuple(configured)
+    return DEFAULT_SKIP_PREFIXES
+
+
 def in_scope(session_key: str | None, skip_prefixes: Iterable[str] = DEFAULT_SKIP_PREFIXES) -> bool:
     """Whether a session with this key had a human in it: main and direct-message sessions.
 
