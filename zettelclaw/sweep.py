@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
@@ -524,6 +523,8 @@ def _run(summary: Summary, candidates: list[Candidate], work, *, extractor: Extr
             if done["steps"] < total:
                 done["steps"] += 1
                 bar.update(task, completed=done["steps"])
+
+    from concurrent.futures import ThreadPoolExecutor, as_completed  # (logging: not when quiet)
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
