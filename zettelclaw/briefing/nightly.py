@@ -82,14 +82,22 @@ def build(options: Options, log_path: Path | None = None) -> Result:
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:
     """The agents that have entries in the log, the default agent first (alone when the log
-    is empty)."""
+    is empty). Told from the raw bytes (:func:`~zettelclaw.log.agents_in`), not a parse of
+    every line, unless an agent id holds an escape."""
     from .. import paths
-    from ..log import Log
+    from ..fsutil import read_bytes
+    from ..log import Log, agents_in
 
     default = paths.default_agent()
-    found = {default}
-    for entry in Log(log_path, warn=False).entries():
-        found.add(paths.entry_agent(entry, default))
+    log = Log(log_path, warn=False)
+    try:
+        found = agents_in(read_bytes(log.path) or b"", default, records=False)
+    except OSError:
+        found = None
+    if found is None:
+        found = {default}
+        for entry in log.entries():
+            found.add(paths.entry_agent(entry, default))
     return [default, *sorted(found - {default})]
 
 

@@ -119,9 +119,6 @@ def build(vault_root: Path, agents: list[str] | None = None, *, dry_run: bool = 
     return outcomes
 
 
-_AGENT_FIELD = b'"agent":"'
-
-
 @dataclass
 class _Reading:
     """The log's lines a build parses: all of them, or those after ``base`` (a byte offset
@@ -161,9 +158,10 @@ class _Reading:
         """The lines after the earliest place the vaults to build last saw, when every one of
         them has such a place and it still holds the line it saw; else the whole log."""
         from ..errors import ZettelclawError
+        from ..log import agents_in
 
         data = _read_log()
-        wanted = _agents_in(data, default) if agents is None else set(agents)
+        wanted = agents_in(data, default) if agents is None else set(agents)
         if wanted is None:
             return cls.whole(default)
         marks = []
@@ -251,34 +249,6 @@ def _lines(data: bytes, base: int):
         stop = end if stop < 0 else stop + 1
         yield pos, data[pos:stop]
         pos = stop
-
-
-def _agents_in(data: bytes, default: str) -> set[str] | None:
-    """The agents of the log's entries, told from the raw bytes: an ``"agent":"..."`` field
-    (it cannot appear inside a string, whose quotes are escaped), each agent confirmed by one
-    line that parses; None when one cannot be told that way (an escape in the id)."""
-    from .. import paths
-    from ..log import parse_known
-
-    found = {default}
-    field_at = data.find(_AGENT_FIELD)
-    while field_at >= 0:
-        begin = field_at + len(_AGENT_FIELD)
-        close = data.find(b'"', begin)
-        if close < 0:
-            break
-        raw = data[begin:close]
-        if b"\\" in raw:
-            return None
-        agent = raw.decode("utf-8", "replace")
-        if agent and agent not in found:
-            start = data.rfind(b"\n", 0, field_at) + 1
-            stop = data.find(b"\n", close)
-            line = parse_known(data[start:stop if stop >= 0 else len(data)])
-            if line is not None and paths.entry_agent(line, default) == agent:
-                found.add(agent)
-        field_at = data.find(_AGENT_FIELD, close)
-    return found
 
 
 def _mark(record, data: bytes) -> tuple[int, int, str] | None:
