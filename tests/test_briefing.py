@@ -514,7 +514,20 @@ def test_judged_pairs_are_kept_short_and_go_with_a_forgotten_entry(cli, zc, fake
     assert zc("forget", "--yes", "oLdRetries01").returncode == 0
     brief(cli, "--no-llm", night="2026-02-24T09:00:00Z")
 
-    assert "contradictions" not in state(log_dir) or state(log_dir)["contradictions"] == {}
+    assert state(log_dir).get("contradictions", {}) == {}
+
+
+def test_a_judged_pair_goes_with_a_purged_entry(cli, fake_anthropic, log_dir, memory):
+    write_log(log_dir, EXAMPLE_LINES)
+    fake_anthropic.reply("1: yes")
+    brief(cli)
+    assert list(state(log_dir)["contradictions"]) == ["oLdRetries01>nEwRetries01"]
+
+    assert cli("purge", "nEwRetries01", "--yes").exit_code == 0
+    brief(cli, "--no-llm", night="2026-02-24T09:00:00Z")
+
+    assert state(log_dir).get("contradictions", {}) == {}
+    assert "## Contradictions" not in block_of(memory)
 
 
 def test_a_pair_judged_by_an_earlier_version_is_still_not_asked_again(cli, fake_anthropic,
