@@ -32,12 +32,27 @@ def load() -> dict:
         data = orjson.loads(raw.removeprefix(BOM).strip() or b"{}")
     except orjson.JSONDecodeError:
         data = None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not _model_shape(data):
         from .state import State
 
         State.load()  # raises the error that says what is wrong and what to do
-        return {}
+        if not isinstance(data, dict):
+            return {}
     return data
+
+
+def _model_shape(data: dict) -> bool:
+    """Whether the fields the state model types (``version``, ``extractedSessions``,
+    ``failedSessions``) plainly have their types; when not, the model decides (and says what
+    is wrong), as every other command's read would."""
+    version = data.get("version", 1)
+    if type(version) is not int:
+        return False
+    for name in ("extractedSessions", "failedSessions"):
+        table = data.get(name, {})
+        if not isinstance(table, dict) or not all(type(v) is dict for v in table.values()):
+            return False
+    return True
 
 
 def section(data: dict, name: str) -> dict:

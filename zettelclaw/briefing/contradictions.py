@@ -278,32 +278,15 @@ def record_of(value) -> str | bool | None:
 
 
 def _remembered() -> dict[str, str | bool]:
-    """Judged pairs from state.json (read without the lock: only ``write`` changes them).
+    """Judged pairs from state.json (read without the lock: only ``write`` changes them), read
+    as plain JSON (:mod:`zettelclaw.statefile`: no state model to import)."""
+    from .. import paths, statefile
+    from ..fsutil import check_regular
 
-    Read as plain JSON, without the state model (pydantic costs a start-up's worth to import
-    and a year's state.json to validate); a file that is no JSON object goes to
-    :meth:`~zettelclaw.state.State.load` for its one clear error."""
-    from .. import paths
-    from ..fsutil import check_regular, read_bytes
-
-    path = paths.state_path()
-    if not check_regular(path):
+    if not check_regular(paths.state_path()):
         return {}
-    import orjson
-
-    raw = (read_bytes(path) or b"").removeprefix(b"\xef\xbb\xbf")  # as State.load reads it
-    try:
-        data = orjson.loads(raw.strip() or b"{}")
-    except orjson.JSONDecodeError:
-        data = None
-    if not isinstance(data, dict):
-        from ..state import State
-
-        State.load()  # raises the error that says what is wrong and what to do
-        return {}
-    section = data.get(STATE_SECTION)
     out = {}
-    for key, value in (section.items() if isinstance(section, dict) else ()):
+    for key, value in statefile.section(statefile.load(), STATE_SECTION).items():
         record = record_of(value)
         if record is not None:
             out[key] = record
