@@ -146,7 +146,8 @@ def test_rebuilds_the_design_example(cli, fake_anthropic, log_dir, memory):
     assert "Synchronous retries with 5 max" in request.user_text
     assert "Queue-based retries with 3 max" in request.user_text
     assert "contradiction" in request.system_text.lower()
-    assert state(log_dir)["contradictions"]["oLdRetries01>nEwRetries01"]["conflict"] is True
+    assert state(log_dir)["contradictions"]["oLdRetries01>nEwRetries01"] == (
+        "2026-02-24T03:00:00Z")  # the time it was flagged
     assert "Briefing written to" in result.stderr
 
 
@@ -377,7 +378,7 @@ def test_a_pair_judged_consistent_is_not_asked_again(cli, fake_anthropic, log_di
 
     assert "## Contradictions" not in block_of(memory)
     assert len(fake_anthropic.message_requests) == 1
-    assert state(log_dir)["contradictions"]["oLdRetries01>nEwRetries01"]["conflict"] is False
+    assert state(log_dir)["contradictions"]["oLdRetries01>nEwRetries01"] is False
 
 
 def test_judged_pairs_are_forgotten_once_no_night_can_ask_about_them_again(
@@ -409,14 +410,14 @@ def test_at_most_three_flags_a_night_and_the_rest_wait(cli, fake_anthropic, log_
     brief(cli)
 
     assert len(sections(block_of(memory))["Contradictions"]) == 3
-    flagged = [k for k, v in state(log_dir)["contradictions"].items() if v["conflict"]]
+    flagged = [k for k, v in state(log_dir)["contradictions"].items() if v]
     assert len(flagged) == 3
 
     fake_anthropic.reply("\n".join(f"{n}: yes" for n in range(1, 13)))
     brief(cli, night="2026-02-25T03:00:00Z")
     shown = sections(block_of(memory))["Contradictions"]
     assert len(shown) == 3  # the next night brings the ones that waited
-    keys = {k for k, v in state(log_dir)["contradictions"].items() if v["conflict"]}
+    keys = {k for k, v in state(log_dir)["contradictions"].items() if v}
     assert len(keys) == 6
 
 
@@ -449,6 +450,96 @@ def test_no_candidates_no_model_call(cli, fake_anthropic, log_dir, memory):
                               session="s0")])
     brief(cli)
     assert fake_anthropic.message_requests == []
+
+
+def _template_month(subject: str, display: str, night_of_change: str) -> list[dict]:
+    """A busy subject's month: facts in one template ("The <qualifier> build pipeline for
+    <display> has a <n> day review cycle") said in many conversations, most words shared by
+    all; then, on the night's day, the newer half of them and the VPN port changed (fewer
+    words shared, but the words that name it)."""
+    qualifiers = ("staging", "nightly", "canary", "mobile", "partner", "audit", "export")
+    others = ("search", "legacy", "upload", "replica", "import", "invoice", "public")
+    lines = [entry("fact", f"The VPN port for {display} is 51820", "2026-01-05", subject,
+                   session="vpn-then", id="vpnPortThen1")]
+    for n, qualifier in enumerate(qualifiers):
+        lines.append(entry("fact", f"The {qualifier} build pipeline for {display} has a "
+                           f"{10 + n} day review cycle", f"2026-01-{6 + n:02d}", subject,
+                           session=f"old{n}"))
+    for n, other in enumerate(others):
+        lines.append(entry("fact", f"The {other} build pipeline for {display} has a "
+                           f"{40 + n} day review cycle", f"{night_of_change}T0{n % 9}:00:00Z",
+                           subject, session=f"new{n}"))
+    lines.append(entry("fact", f"We moved the VPN of {display} to port 51900",
+                       f"{night_of_change}T10:00:00Z", subject, session="vpn-now",
+                       id="vpnPortNow01"))
+    return lines
+
+
+def test_the_nights_judging_goes_to_the_pair_about_the_same_named_thing(
+        cli, fake_anthropic, log_dir, memory):
+    # 7 new template facts against 7 old ones (49 pairs, each of two different pipelines) share
+    # more words than the two VPN sentences do; the words they share are the template's
+    write_log(log_dir, _template_month("office-network", "Office Network", "2026-02-23"))
+    fake_anthropic.reply("1: yes")
+
+    brief(cli)
+
+    (request,) = fake_anthropic.message_requests
+    first_pair = request.user_text.split("\n2. ")[0]
+    assert "is 51820" in first_pair and "port 51900" in first_pair
+    assert sections(block_of(memory))["Contradictions"] == [
+        'office-network: "The VPN port for Office Network is 51820" (2026-01-05, '
+        'vpnPortThen1) may conflict with "We moved the VPN of Office Network to port 51900" '
+        '(2026-02-23, vpnPortNow01)']
+
+
+def test_a_fact_said_again_in_the_same_words_is_not_asked_about(cli, fake_anthropic, log_dir,
+                                                                memory):
+    write_log(log_dir, [
+        entry("fact", "The backup runs at 02:00 on the NAS", "2026-01-10", "homelab",
+              session="s0"),
+        entry("fact", "The backup runs at 02:00 on the NAS.", "2026-02-23", "homelab"),
+    ])
+    brief(cli)
+    assert fake_anthropic.message_requests == []
+
+
+def test_judged_pairs_are_kept_short_and_go_with_a_forgotten_entry(cli, zc, fake_anthropic,
+                                                                   log_dir, memory):
+    write_log(log_dir, EXAMPLE_LINES)
+    fake_anthropic.reply("1: no")
+    brief(cli)
+    assert state(log_dir)["contradictions"] == {"oLdRetries01>nEwRetries01": False}
+
+    assert zc("forget", "--yes", "oLdRetries01").returncode == 0
+    brief(cli, "--no-llm", night="2026-02-24T09:00:00Z")
+
+    assert state(log_dir).get("contradictions", {}) == {}
+
+
+def test_a_judged_pair_goes_with_a_purged_entry(cli, fake_anthropic, log_dir, memory):
+    write_log(log_dir, EXAMPLE_LINES)
+    fake_anthropic.reply("1: yes")
+    brief(cli)
+    assert list(state(log_dir)["contradictions"]) == ["oLdRetries01>nEwRetries01"]
+
+    assert cli("purge", "nEwRetries01", "--yes").exit_code == 0
+    brief(cli, "--no-llm", night="2026-02-24T09:00:00Z")
+
+    assert state(log_dir).get("contradictions", {}) == {}
+    assert "## Contradictions" not in block_of(memory)
+
+
+def test_a_pair_judged_by_an_earlier_version_is_still_not_asked_again(cli, fake_anthropic,
+                                                                      log_dir, memory):
+    write_log(log_dir, EXAMPLE_LINES)
+    (log_dir / "state.json").write_text(json.dumps({"contradictions": {
+        "oLdRetries01>nEwRetries01": {"judgedAt": "2026-02-23T03:00:00Z", "conflict": False}}}))
+
+    brief(cli)
+
+    assert fake_anthropic.message_requests == []
+    assert "## Contradictions" not in block_of(memory)
 
 
 # ---------------------------------------------------------------------------------------------

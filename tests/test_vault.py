@@ -161,6 +161,55 @@ def test_a_second_build_only_appends_and_a_third_changes_nothing(cli, log_dir, v
     assert links_resolve(vault / "main") == []
 
 
+def test_a_build_after_new_entries_writes_what_one_build_of_the_whole_log_writes(
+        cli, log_dir, tmp_path, zc_env):
+    # the second build parses only the lines after the first one's place in the log; what the
+    # new lines need of the old ones (the subject and words of what a correction replaces)
+    # is looked up, so the pages are those of a single build of everything
+    set_subjects(log_dir, {"auth-migration": {"display": "Auth Migration", "type": "project"}})
+    other = {"id": "otherAgent01", "timestamp": "2026-02-21T09:00:00Z", "type": "fact",
+             "content": "The ops agent keeps its own notes", "subject": "ops", "agent": "ops",
+             "session": "ops1"}
+    write_log(log_dir, [*DESIGN_LINES[:5], other])
+    build(cli, tmp_path / "twice")
+    write_log(log_dir, [*DESIGN_LINES[5:], {
+        "id": "opsLater0001", "timestamp": "2026-02-27T09:00:00Z", "type": "fact",
+        "content": "The ops agent moved its notes", "replaces": "otherAgent01",
+        "agent": "ops", "session": "ops2"}])
+
+    second = build(cli, tmp_path / "twice")
+    build(cli, tmp_path / "once")
+
+    # every line a single build of everything writes, the build after new lines wrote too
+    # (the first build's lines for what was replaced since stay: append-only)
+    twice, once = pages(tmp_path / "twice"), pages(tmp_path / "once")
+    assert set(twice) >= set(once)
+    for name, text in once.items():
+        missing = set(text.splitlines()) - set(twice[name].splitlines())
+        assert {line for line in missing if not line.startswith("created: ")} == set(), name
+    topic = sections(twice["main/01 Notes/Auth Migration.md"])["Log"]
+    assert ("- 2026-02-26: Exponential backoff intervals: 2s, 10s, 30s ([[03 Journal/2026-02-26|"
+            "2026-02-26]]) — replaces “Exponential backoff intervals: 1s, 5s, 15s” ([[03 Journal/"
+            "2026-02-20|2026-02-20]])") in topic  # no subject of its own: the replaced one's
+    assert "— replaces “The ops agent keeps its own notes”" in twice["ops/01 Notes/Ops.md"]
+    assert "vault of agent main" in second.stderr and "vault of agent ops" in second.stderr
+
+
+def test_a_log_rewritten_since_the_last_build_is_read_again_whole(cli, zc, log_dir, vault,
+                                                                  zc_env):
+    write_log(log_dir, DESIGN_LINES[:5])
+    build(cli, vault)
+    assert zc("subjects", "rename", "--yes", "auth-migration", "auth-move").returncode == 0
+    write_log(log_dir, DESIGN_LINES[5:])
+
+    build(cli, vault)
+
+    day = sections(pages(vault / "main")["03 Journal/2026-02-26.md"])
+    assert "Queue-based retries with dead-letter queue for permanent failures" in day["Log"]
+    assert pages(vault / "main")["03 Journal/2026-02-20.md"].count(
+        "Queue-based retries for webhook delivery") == 1  # nothing rendered twice
+
+
 def test_a_hand_edit_survives_and_a_deleted_page_does_not_come_back_with_old_lines(
         cli, log_dir, vault, zc_env):
     write_log(log_dir, DESIGN_LINES[:5])
@@ -299,8 +348,9 @@ def test_state_remembers_little(cli, log_dir, vault, zc_env):
     build(cli, vault)
     state = json.loads((log_dir / "state.json").read_text())
     record = state["vault"][str(vault / "main")]
-    assert sorted(record) == ["days", "mark", "pages"]
-    assert record["mark"] == [len(DESIGN_LINES), DESIGN_LINES[-1]["id"]]
+    assert sorted(record) == ["agent", "days", "mark", "pages"]
+    size = (log_dir / "log.jsonl").stat().st_size  # lines seen, the last id, where it ends
+    assert record["mark"] == [len(DESIGN_LINES), DESIGN_LINES[-1]["id"], size]
     assert record["pages"] == {"auth-migration": "Auth Migration"}
 
 

@@ -110,6 +110,39 @@ def parse_known(line: bytes) -> dict | None:
     return obj if is_entry(obj) or record_kind(obj) is not None else None
 
 
+AGENT_FIELD = b'"agent":"'
+
+
+def agents_in(data: bytes, default: str, *, records: bool = True) -> set[str] | None:
+    """The agents of the entries of ``data`` (the log's bytes; with ``records``, of its
+    forgets, undos and tombstones too), the default first, told without parsing every line:
+    from each ``"agent":"..."`` field (one cannot appear inside a string, whose quotes are
+    escaped), each agent confirmed by one line of it that parses. None when an agent id holds
+    an escape: then parse the lines."""
+    from . import paths
+
+    parse = parse_known if records else parse_line
+    found = {default}
+    field_at = data.find(AGENT_FIELD)
+    while field_at >= 0:
+        begin = field_at + len(AGENT_FIELD)
+        close = data.find(b'"', begin)
+        if close < 0:
+            break
+        raw = data[begin:close]
+        if b"\\" in raw:
+            return None
+        agent = raw.decode("utf-8", "replace")
+        if agent and agent not in found:
+            start = data.rfind(b"\n", 0, field_at) + 1
+            stop = data.find(b"\n", close)
+            line = parse(data[start:stop if stop >= 0 else len(data)])
+            if line is not None and paths.entry_agent(line, default) == agent:
+                found.add(agent)
+        field_at = data.find(AGENT_FIELD, close)
+    return found
+
+
 class Log:
     """The log file at ``path`` (default: the resolved ``log.jsonl``)."""
 

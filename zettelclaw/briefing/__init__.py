@@ -20,11 +20,12 @@ as it was. Sections, in the order of the design's example:
   most recent entry *before this week* is old. The entry that ended the silence is listed under
   Stale only, not again under Active, as in the design's example.
 * **Contradictions**: at most 3 a night. Candidates are found in code: the same subject, an older
-  current fact or decision from another session against a current fact or decision of the active
-  window, sharing at least two content words (stemmed; stop words, numbers and the subject's own
-  name dropped), best overlap first.
-  Only those go to the model (``prompts/contradiction.md``), a dozen at most per night; every
-  pair it judges is remembered in state.json (``contradictions``) and never asked again. A flag
+  current fact or decision from another conversation against a current fact or decision of the
+  active window, about the same thing: the words both say, each weighed by how rare it is among
+  the current facts and decisions (so "VPN port" counts, a template's "build timeout ...
+  minutes" hardly), over the words either says; numbers and the subject's own name left out.
+  Only the dozen best a night go to the model (``prompts/contradiction.md``); every pair it
+  judges is remembered in state.json (``contradictions``) and never asked again. A flag
   stays in the briefing for 24 hours, so a second run the same night shows it again.
 
 Activity (how busy a subject is, when it was last seen, its silences) counts every line of the

@@ -1,14 +1,18 @@
 """Contradictions: candidates found in code, judged by the model, remembered in state.json.
 
-Candidates: the same subject, an older current fact or decision from another session against a
-current fact or decision of the active window, sharing at least two content words (stemmed; stop
-words, numbers and the subject's own name dropped), best overlap first. Only those go to the
-model (``prompts/contradiction.md``), a dozen at most per night; every pair it judges is
-remembered in state.json (``contradictions``) and never asked again. A flag stays in the
-briefing for 24 hours, at most 3 a night. A judged pair is forgotten once it can never be a
-candidate again (:func:`expired`: its newer entry has left the active window, its flag is no
-longer shown) or one of its entries was replaced: the section holds a few weeks of judgments,
-not a year's.
+Candidates: the same subject, an older current fact or decision from another conversation
+against a current fact or decision of the active window, about the same thing. The words that
+name a thing are told from a template's words by how rare they are: each word weighs by its
+inverse frequency among the current facts and decisions, and a pair scores the weight of the
+words both entries say over the weight of the words either says (numbers and the subject's own
+name left out; at least two words shared). Best score first, then the newest change; the same
+words and numbers said twice are no candidate. The dozen best a night go to the model
+(``prompts/contradiction.md``); every pair it judges is remembered in state.json
+(``contradictions``: ``"older>newer": false``, or the time it was flagged) and never asked
+again. A flag stays in the briefing for 24 hours, at most 3 a night. A judged pair is
+forgotten once it can never be a candidate again (:func:`expired`: its newer entry has left the
+active window and its flag is no longer shown, or one of its entries was replaced, forgotten or
+purged): the section holds a few weeks of judgments, not a year's.
 """
 
 from __future__ import annotations
@@ -53,45 +57,99 @@ class Pair:
 
 
 def candidates(snapshot: Snapshot, judged: set[str], limit: int = MAX_JUDGED) -> list[Pair]:
-    """The pairs most worth asking about: same subject, shared words, never judged before."""
+    """The pairs most worth asking about, never judged before: the same subject, a newer
+    entry of the active window against an older one of another conversation, about the same
+    thing.
+
+    "The same thing" is told by the words that name it, not by the words every entry shares:
+    each word weighs by how rare it is among the current facts and decisions (a template's
+    "build timeout ... minutes" weighs little, "VPN port" much), and a pair scores the weight
+    of the words both say over the weight of the words either says (numbers and the subject's
+    own name left out). Best score first, then the newest change; two entries that say the
+    same words and numbers are one fact said twice, no candidate."""
     from bisect import bisect_left
 
-    from ..rank import terms
-
-    cache: dict[str, frozenset[str]] = {}
-    naming: frozenset[str] = frozenset()
-
-    def words(entry: dict) -> frozenset[str]:
-        found = cache.get(entry["id"])
-        if found is None:
-            found = cache[entry["id"]] = frozenset(
-                t for t in terms(entry["content"]) if not t.isdigit() and t not in naming)
-        return found
-
+    weight, words = _weights(snapshot)
     pairs: list[Pair] = []
     for subject, items in snapshot.facts.items():
-        naming = frozenset(terms(subject.replace("-", " ")))  # the subject's own name: shared
         stamps = [ts for ts, _ in items]  # sorted
         first_new = max(bisect_left(stamps, snapshot.active_key), len(items) - NEWER_PER_SUBJECT)
+        if first_new >= len(items):
+            continue
+        naming = _naming(subject)
+        seen: dict[str, frozenset[str]] = {}
+
+        def terms_of(entry: dict, naming=naming, seen=seen) -> frozenset[str]:
+            found = seen.get(entry["id"])
+            if found is None:
+                found = seen[entry["id"]] = words(entry) - naming
+            return found
+
         for new_ts, new in items[first_new:]:
-            new_words = words(new)
-            if len(new_words) < MIN_SHARED_TERMS:
+            new_terms = terms_of(new)
+            if len(new_terms) < MIN_SHARED_TERMS:
                 continue
             end = bisect_left(stamps, new_ts)
             for _, old in items[max(0, end - OLDER_PER_SUBJECT):end]:
                 if old.get("session") == new.get("session") and old.get("session"):
                     continue  # one conversation's entries were extracted together
-                pair = Pair(subject, old, new)
-                if pair.key in judged:
+                old_terms = terms_of(old)
+                shared = new_terms & old_terms
+                if len(shared) < MIN_SHARED_TERMS:
                     continue
-                old_words = words(old)
-                shared = len(new_words & old_words)
-                if shared >= MIN_SHARED_TERMS:
-                    pair.score = shared / len(new_words | old_words)
-                    pairs.append(pair)
+                pair = Pair(subject, old, new)
+                if pair.key in judged or _said_twice(old, new):
+                    continue
+                both = sum(weight(t) for t in shared)
+                pair.score = both / (both + sum(weight(t) for t in new_terms ^ old_terms))
+                pairs.append(pair)
     pairs.sort(key=lambda p: (p.score, p.newer.get("timestamp") or "",
                               p.older.get("timestamp") or ""), reverse=True)
     return pairs[:limit]
+
+
+def _weights(snapshot: Snapshot):
+    """(weight of a word, an entry's words): a word's weight is its inverse document frequency
+    among every current fact and decision of the snapshot, so the words a template repeats
+    weigh little and the words that name one thing weigh much."""
+    from math import log
+
+    from ..rank import terms
+
+    cache: dict[str, frozenset[str]] = {}
+
+    def words(entry: dict) -> frozenset[str]:
+        found = cache.get(entry["id"])
+        if found is None:
+            found = cache[entry["id"]] = frozenset(
+                t for t in terms(entry["content"]) if not t.isdigit())
+        return found
+
+    frequency: dict[str, int] = {}
+    total = 0
+    for items in snapshot.facts.values():
+        for _, entry in items:
+            total += 1
+            for t in words(entry):
+                frequency[t] = frequency.get(t, 0) + 1
+
+    def weight(term: str) -> float:
+        return log(1 + total / frequency.get(term, 1))
+
+    return weight, words
+
+
+def _naming(subject: str) -> frozenset[str]:
+    """The words of a subject's own name: every entry of it says them."""
+    from ..rank import terms
+
+    return frozenset(terms(subject.replace("-", " ")))
+
+
+def _said_twice(older: dict, newer: dict) -> bool:
+    """The same words and numbers: one fact said twice, which cannot conflict with itself."""
+    return " ".join(str(older["content"]).lower().split()).rstrip(".") == \
+        " ".join(str(newer["content"]).lower().split()).rstrip(".")
 
 
 _PAIR_TAGS = re.compile(r"<(/?\s*pairs\b)", re.IGNORECASE)
@@ -141,7 +199,7 @@ def judge(pairs: list[Pair], options: Options):
 class Judgement:
     """What tonight's contradiction check decided."""
 
-    judged: dict[str, dict] = field(default_factory=dict)  # pair key -> state record
+    judged: dict[str, str | bool] = field(default_factory=dict)  # pair key -> record
     flagged: list[str] = field(default_factory=list)  # keys flagged tonight
     usage: object = None  # model.Usage, when the model was asked
     warnings: list[str] = field(default_factory=list)
@@ -173,57 +231,79 @@ def judge_new(snapshot: Snapshot, options: Options, judged_before: set[str],
         conflict = verdicts[n]
         if conflict and len(flags) >= MAX_CONTRADICTIONS:
             continue  # over tonight's limit: not remembered, asked again another night
-        record = {"judgedAt": now_iso, "conflict": conflict}
         if conflict:
-            record["flaggedAt"] = now_iso
             judgement.flagged.append(pair.key)
             flags.append(pair)
-        judgement.judged[pair.key] = record
+        judgement.judged[pair.key] = now_iso if conflict else False
     return judgement
 
 
-def expired(records: dict[str, dict], snapshot: Snapshot) -> set[str]:
+def expired(records: dict[str, str | bool], snapshot: Snapshot) -> set[str]:
     """The judged pairs of this briefing's entries that no night can ask about again: their
     newer entry is older than the active window (a candidate's newer side is in it) and no
-    flag of theirs is still shown. Pairs of entries it does not know (another agent's) stay."""
-    from ..clock import days_before, sort_key
+    flag of theirs is still shown, or one of their entries was replaced, forgotten or purged.
+    Pairs of entries it does not know (another agent's) stay."""
+    from ..clock import sort_key
 
     since = days_before(snapshot.now, FLAG_SHOWN_FOR / timedelta(days=1))
     out = set()
-    for key, record in records.items():
-        newer = snapshot.by_id.get(key.partition(">")[2])
+    for key, flagged_at in records.items():
+        older_id, _, newer_id = key.partition(">")
+        if {older_id, newer_id} & (snapshot.gone | snapshot.replaced):
+            out.add(key)
+            continue
+        newer = snapshot.by_id.get(newer_id)
         if newer is None:
             continue
         stamp = sort_key(newer.get("timestamp"))
-        flagged = parse_ts(record.get("flaggedAt"))
+        flagged = parse_ts(flagged_at) if flagged_at else None
         if stamp and stamp < snapshot.active_key and (flagged is None or flagged <= since):
             out.add(key)
     return out
 
 
-def _remembered() -> dict[str, dict]:
-    """Judged pairs from state.json (read without the lock: only ``write`` changes them)."""
-    from .. import paths
+def record_of(value) -> str | bool | None:
+    """A judged pair as state.json keeps it: ``false`` (judged consistent) or the time it was
+    flagged (a conflict). The longer form of earlier versions (``{"judgedAt", "conflict",
+    "flaggedAt"}``) reads as the same; anything else is no record."""
+    if value is False or (isinstance(value, str) and parse_ts(value) is not None):
+        return value
+    if isinstance(value, dict):
+        if value.get("conflict") is True:
+            flagged = value.get("flaggedAt") or value.get("judgedAt")
+            return flagged if isinstance(flagged, str) and parse_ts(flagged) else False
+        if value.get("conflict") is False:
+            return False
+    return None
+
+
+def _remembered() -> dict[str, str | bool]:
+    """Judged pairs from state.json (read without the lock: only ``write`` changes them), read
+    as plain JSON (:mod:`zettelclaw.statefile`: no state model to import)."""
+    from .. import paths, statefile
     from ..fsutil import check_regular
 
     if not check_regular(paths.state_path()):
         return {}
-    from ..state import State
+    out = {}
+    for key, value in statefile.section(statefile.load(), STATE_SECTION).items():
+        record = record_of(value)
+        if record is not None:
+            out[key] = record
+    return out
 
-    section = State.load().section(STATE_SECTION)
-    return {k: v for k, v in section.items() if isinstance(v, dict)}
 
-
-def _recent_flags(records: dict[str, dict], snapshot: Snapshot) -> list[Pair]:
+def _recent_flags(records: dict[str, str | bool], snapshot: Snapshot) -> list[Pair]:
     """Pairs flagged in the last 24 hours whose two entries are still current."""
     out = []
     since = days_before(snapshot.now, FLAG_SHOWN_FOR / timedelta(days=1))
-    for key, record in sorted(records.items(), key=lambda kv: str(kv[1].get("flaggedAt"))):
-        flagged_at = parse_ts(record.get("flaggedAt"))
-        if not record.get("conflict") or flagged_at is None or flagged_at <= since:
+    for key, flagged_at in sorted(records.items(), key=lambda kv: str(kv[1])):
+        flagged = parse_ts(flagged_at) if flagged_at else None
+        if flagged is None or flagged <= since:
             continue
         older_id, _, newer_id = key.partition(">")
-        if all(i in snapshot.by_id and i not in snapshot.replaced for i in (older_id, newer_id)):
+        if all(i in snapshot.by_id and i not in snapshot.replaced and i not in snapshot.gone
+               for i in (older_id, newer_id)):
             older, newer = snapshot.by_id[older_id], snapshot.by_id[newer_id]
             subject = newer.get("subject") or older.get("subject") or "?"
             out.append(Pair(subject, older, newer))

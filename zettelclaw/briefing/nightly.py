@@ -13,6 +13,7 @@ from .contradictions import (
     _remembered,
     expired,
     judge_new,
+    record_of,
 )
 from .layout import Rendered, quiet_line, render, search_hints
 from .memory_md import _memory_path, _read_memory, check_markers, splice, swap_in
@@ -33,7 +34,7 @@ class Result:
     rendered: Rendered
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    judged: dict[str, dict] = field(default_factory=dict)  # pair key -> state record
+    judged: dict[str, str | bool] = field(default_factory=dict)  # pair key -> record
     flagged: list[str] = field(default_factory=list)  # keys flagged tonight
     settled: set[str] = field(default_factory=set)  # replaced ids: their pairs are forgotten
     expired: set[str] = field(default_factory=set)  # judged pairs no night can ask about again
@@ -81,14 +82,22 @@ def build(options: Options, log_path: Path | None = None) -> Result:
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:
     """The agents that have entries in the log, the default agent first (alone when the log
-    is empty)."""
+    is empty). Told from the raw bytes (:func:`~zettelclaw.log.agents_in`), not a parse of
+    every line, unless an agent id holds an escape."""
     from .. import paths
-    from ..log import Log
+    from ..fsutil import read_bytes
+    from ..log import Log, agents_in
 
     default = paths.default_agent()
-    found = {default}
-    for entry in Log(log_path, warn=False).entries():
-        found.add(paths.entry_agent(entry, default))
+    log = Log(log_path, warn=False)
+    try:
+        found = agents_in(read_bytes(log.path) or b"", default, records=False)
+    except OSError:
+        found = None
+    if found is None:
+        found = {default}
+        for entry in log.entries():
+            found.add(paths.entry_agent(entry, default))
     return [default, *sorted(found - {default})]
 
 
@@ -100,23 +109,28 @@ def write(result: Result) -> bool:
     (:func:`.memory_md.swap_in`): a line appended to MEMORY.md meanwhile is not lost.
     """
     changed = swap_in(result.memory, result.block, result.before, result.after)
-    if result.judged or result.usage:
+    if result.judged or result.usage or result.expired:
         _remember(result)
     return changed
 
 
 def _remember(result: Result) -> None:
-    """Tonight's judgments (pairs whose side was replaced since are forgotten: settled) and the
-    model's tokens, in state.json."""
+    """Tonight's judgments and the model's tokens, in state.json; the judged pairs no night
+    can ask about again go (a side replaced since, forgotten or purged, or expired), and
+    every record is kept in its short form (see :func:`.contradictions.record_of`)."""
     from ..state import transaction
 
     with transaction() as state:
-        if result.judged:
+        if result.judged or result.expired:
             section = state.section(STATE_SECTION)
             section.update(result.judged)
-            for key in [k for k in section if result.settled.intersection(k.split(">"))
-                        or k in result.expired]:
-                del section[key]  # one side was replaced since (settled), or it expired
+            for key in list(section):
+                record = record_of(section[key])
+                if record is None or key in result.expired \
+                        or result.settled.intersection(key.split(">")):
+                    del section[key]  # a side replaced since (settled), gone or expired
+                else:
+                    section[key] = record
         if result.usage:  # the model's tokens count with extraction's in `stats`
             totals = state.section("usage")
             totals.update((type(result.usage).from_dict(totals) + result.usage).as_dict())

@@ -54,6 +54,7 @@ class Snapshot:
     facts: dict[str, list[tuple[str, dict]]]  # subject -> current facts/decisions (ts, entry)
     active_key: str
     quiet: dict[str, int] = field(default_factory=dict)  # open loops left out: untouched
+    gone: set[str] = field(default_factory=set)  # ids forgotten or purged, records
 
     def cutoff(self, days: int) -> datetime:
         return days_before(self.now, days)
@@ -70,6 +71,9 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
     # what was forgotten or purged is neither shown nor activity: as if never written
     kept = [i for i, e in enumerate(entries)
             if e["id"] not in resolution.records and resolution.gone(e["id"]) is None]
+    # ids that are no more: purge tombstones (and the records' own ids), what was forgotten
+    gone = set(resolution.records).union(
+        e["id"] for e in entries if resolution.gone(e["id"]) is not None)
     entries, stamps = [entries[i] for i in kept], [stamps[i] for i in kept]
     tally = _Tally(now, options, resolution.by_id, resolution.replaced_by)
     for pos, entry in enumerate(entries):
@@ -80,7 +84,7 @@ def read(options: Options, log_path: Path | None = None) -> Snapshot:
         subject_facts.sort(key=lambda item: item[0])
     return Snapshot(now=now, options=options, sections=sections, by_id=resolution.by_id,
                     replaced=set(resolution.replaced_by), facts=tally.facts,
-                    active_key=tally.active_key, quiet=quiet)
+                    active_key=tally.active_key, quiet=quiet, gone=gone)
 
 
 def _entries_of_the_night(options: Options, now_key: str, log_path: Path | None

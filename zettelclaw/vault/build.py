@@ -73,18 +73,20 @@ class Outcome:
 def build(vault_root: Path, agents: list[str] | None = None, *, dry_run: bool = False
           ) -> list[Outcome]:
     """Build the vault of each of ``agents`` (default: every agent with entries) under
-    ``vault_root``; with ``dry_run`` nothing is written."""
-    from .. import paths, state
+    ``vault_root``; with ``dry_run`` nothing is written.
+
+    When every vault built has a record whose place in the log still holds the line it last
+    saw, only the lines after the earliest such place are parsed (:class:`_Reading`): a build
+    after one new entry costs that entry, not the history."""
+    from .. import paths, statefile
     from ..errors import ZettelclawError
-    from ..log import Log
     from ..subjects import _load_raw
 
-    # with the records (forgets, their undos, purge tombstones): what they hide is not rendered
-    entries = list(Log().entries(records=True))
     default = paths.default_agent()
+    section = statefile.section(statefile.load(), STATE_SECTION)
+    reading = _Reading.since(vault_root, agents, section, default)
     if agents is None:
-        found = {paths.entry_agent(e, default) for e in entries}
-        agents = [default, *sorted(found - {default})]
+        agents = [default, *sorted(reading.agents - {default})]
     registry = _load_raw()
     zone = layout.timezone()
     outcomes = []
@@ -95,16 +97,20 @@ def build(vault_root: Path, agents: list[str] | None = None, *, dry_run: bool = 
             continue
         key = str(vault)
         for _ in range(WRITE_TRIES):
-            record = _record(state.State.load(), key)
-            outcome = plan(vault, agent, entries, registry, record, zone, default)
+            record = _record(statefile.section(statefile.load(), STATE_SECTION), key)
+            if not reading.covers(record):  # another build moved it meanwhile: read it all
+                reading = _Reading.whole(default)
+            outcome = plan(vault, agent, reading, registry, record, zone, default)
             if dry_run:
                 break
-            with state.transaction() as current:
+            # the record holds the vault's file names and days, on disk in the vault already:
+            # no secret to redact, and redacting them all would cost what the history weighs
+            with statefile.transaction(STATE_SECTION, redact=False) as current:
                 if _record(current, key) != record:
                     continue  # another build ran meanwhile: plan again from what it did
                 outcome.folders = layout.ensure_folders(vault)
                 write(outcome)
-                current.section(STATE_SECTION)[key] = outcome.record
+                current[key] = outcome.record
             break
         else:
             raise ZettelclawError(f"the vault {vault} kept changing under another build; "
@@ -113,17 +119,168 @@ def build(vault_root: Path, agents: list[str] | None = None, *, dry_run: bool = 
     return outcomes
 
 
-def _record(state, key: str) -> dict:
-    section = (state.__pydantic_extra__ or {}).get(STATE_SECTION)
-    record = section.get(key) if isinstance(section, dict) else None
+@dataclass
+class _Reading:
+    """The log's lines a build parses: all of them, or those after ``base`` (a byte offset
+    where a line starts, ``count`` lines in, the last of them ``last``), with what the build
+    needs of the lines before looked up by id in the raw bytes (:meth:`lookup`)."""
+
+    entries: list[dict]           # with records (forgets, undos, tombstones), oldest first
+    offsets: list[int]            # where each entry's line starts
+    data: bytes                   # the log as read
+    default: str
+    count: int = 0                # lines (entries and records) before ``base``
+    base: int = 0                 # where the first line parsed starts (0: the whole log)
+    last: str | None = None       # the id on the line before ``base``
+    agents: set[str] = field(default_factory=set)  # agents with entries in the whole log
+
+    @classmethod
+    def whole(cls, default: str) -> _Reading:
+        from .. import paths
+
+        reading = cls._parse(_read_log(), 0, default)
+        reading.agents = {paths.entry_agent(e, default) for e in reading.entries}
+        return reading
+
+    @classmethod
+    def _parse(cls, data: bytes, base: int, default: str) -> _Reading:
+        from ..log import Log
+
+        entries, offsets = [], []
+        for pos, entry in Log().located(lines=_lines(data, base), records=True):
+            entries.append(entry)
+            offsets.append(pos)
+        return cls(entries, offsets, data, default, base=base)
+
+    @classmethod
+    def since(cls, vault_root: Path, agents: list[str] | None, section: dict,
+              default: str) -> _Reading:
+        """The lines after the earliest place the vaults to build last saw, when every one of
+        them has such a place and it still holds the line it saw; else the whole log."""
+        from ..errors import ZettelclawError
+        from ..log import agents_in
+
+        data = _read_log()
+        wanted = agents_in(data, default) if agents is None else set(agents)
+        if wanted is None:
+            return cls.whole(default)
+        marks = []
+        for agent in wanted:
+            try:
+                key = str(layout.agent_vault(vault_root, agent))
+            except ZettelclawError:
+                continue  # no vault can be made for it: not built
+            record = section.get(key)
+            mark = _mark(record, data) if isinstance(record, dict) and \
+                record.get("agent") == agent else None
+            if mark is None:
+                return cls.whole(default)
+            marks.append(mark)
+        if not marks:
+            return cls.whole(default)
+        count, base, last = min(marks, key=lambda m: m[1])
+        reading = cls._parse(data, base, default)
+        reading.count, reading.last, reading.agents = count, last, wanted
+        return reading
+
+    def covers(self, record: dict) -> bool:
+        """Whether the lines parsed include everything after ``record``'s place."""
+        if not self.base:
+            return True
+        mark = _mark(record, self.data)
+        return mark is not None and mark[1] >= self.base
+
+    def start(self, record: dict) -> int:
+        """The index in :attr:`entries` of the first entry ``record``'s build did not see."""
+        if not self.base:
+            return _start(self.entries, record.get("mark"))
+        from bisect import bisect_left
+
+        return bisect_left(self.offsets, record["mark"][2])
+
+    def lookup(self, entry_id: str, agent: str) -> dict | None:
+        """The entry ``entry_id`` of ``agent`` before the lines parsed (the last line that
+        holds it), or None (unknown, another agent's, or no entry: a tombstone)."""
+        from .. import paths
+        from ..log import parse_line
+
+        needle = b'"id":' + _json_string(entry_id)
+        at = self.data.rfind(needle, 0, self.base)
+        while at >= 0:
+            start = self.data.rfind(b"\n", 0, at) + 1
+            stop = self.data.find(b"\n", at)
+            entry = parse_line(self.data[start:stop if stop >= 0 else len(self.data)])
+            if entry is not None and entry["id"] == entry_id:
+                return entry if paths.entry_agent(entry, self.default) == agent else None
+            at = self.data.rfind(needle, 0, start)
+        return None
+
+    def mark(self) -> list:
+        """A record's place after this build: lines seen, the id on the last, where it ends
+        (a later build parses only what follows, once it has checked that line is there)."""
+        if not self.entries:
+            return [self.count, self.last, self.base]
+        end = self.data.find(b"\n", self.offsets[-1]) + 1
+        return [self.count + len(self.entries), self.entries[-1].get("id"),
+                end or len(self.data)]
+
+
+def _read_log() -> bytes:
+    from .. import paths
+    from ..fsutil import read_bytes
+
+    try:
+        return read_bytes(paths.log_path()) or b""
+    except OSError:
+        return b""
+
+
+def _json_string(text: str) -> bytes:
+    import orjson
+
+    return orjson.dumps(text)
+
+
+def _lines(data: bytes, base: int):
+    """(offset, line) of the lines of ``data`` from ``base`` on."""
+    pos, end = base, len(data)
+    while pos < end:
+        stop = data.find(b"\n", pos)
+        stop = end if stop < 0 else stop + 1
+        yield pos, data[pos:stop]
+        pos = stop
+
+
+def _mark(record, data: bytes) -> tuple[int, int, str] | None:
+    """(lines seen, byte offset, last id) of a record's place when the line that ends at that
+    offset is the one it last saw, else None (no place kept, or the log was rewritten since)."""
+    mark = record.get("mark") if isinstance(record, dict) else None
+    if not (isinstance(mark, list) and len(mark) == 3 and type(mark[0]) is int
+            and type(mark[2]) is int and 0 < mark[2] <= len(data)
+            and isinstance(mark[1], str)):
+        return None
+    count, last, offset = mark
+    if data[offset - 1:offset] != b"\n":
+        return None
+    from ..log import parse_known
+
+    line = parse_known(data[data.rfind(b"\n", 0, offset - 1) + 1:offset])
+    if line is None or line.get("id") != last:
+        return None
+    return count, offset, last
+
+
+def _record(section: dict, key: str) -> dict:
+    """The record of one agent vault in state.json's ``vault`` section ({} when none)."""
+    record = section.get(key)
     return record if isinstance(record, dict) else {}
 
 
 def _start(entries: list[dict], mark) -> int:
     """Where the entries the last build did not see begin: after the last id it saw."""
-    if not (isinstance(mark, list) and len(mark) == 2 and type(mark[0]) is int):
+    if not (isinstance(mark, list) and len(mark) in (2, 3) and type(mark[0]) is int):
         return 0
-    seen, last = mark
+    seen, last = mark[0], mark[1]
     if 0 < seen <= len(entries) and entries[seen - 1].get("id") == last:
         return seen
     for pos in range(len(entries) - 1, -1, -1):  # lines were rewritten or dropped since
@@ -132,13 +289,14 @@ def _start(entries: list[dict], mark) -> int:
     return min(max(seen, 0), len(entries))
 
 
-def plan(vault: Path, agent: str, entries: list[dict], registry: dict, record: dict, zone,
+def plan(vault: Path, agent: str, reading: _Reading, registry: dict, record: dict, zone,
          default: str) -> Outcome:
     """What the build adds to each file of ``agent``'s vault (read from disk, not written)."""
     from .. import paths
     from ..resolve import Resolution
 
-    start = _start(entries, record.get("mark"))
+    entries = reading.entries
+    start = reading.start(record)
     mine, position = [], {}
     for pos, entry in enumerate(entries):
         if paths.entry_agent(entry, default) == agent:  # another agent's memory: never here
@@ -146,6 +304,8 @@ def plan(vault: Path, agent: str, entries: list[dict], registry: dict, record: d
             position[id(entry)] = pos
     resolution = Resolution(mine)
     fresh = [e for e in resolution.current if position[id(e)] >= start]
+    if reading.base:  # what the fresh entries replace, from before the lines parsed
+        _look_up_replaced(resolution, fresh, reading, agent)
     pages_of = record.get("pages")  # (a hand-edited state.json may hold anything)
     pages_of = {k: v for k, v in pages_of.items() if isinstance(v, str)} \
         if isinstance(pages_of, dict) else {}
@@ -186,10 +346,25 @@ def plan(vault: Path, agent: str, entries: list[dict], registry: dict, record: d
             outcome.notes.append(f"{page.rel} was deleted since the last build; made again "
                                  f"with the {page.added} new line(s) only")
     outcome.pages = sorted(pages.values(), key=lambda p: p.rel)
-    last = entries[-1].get("id") if entries else None
-    outcome.record = {"mark": [len(entries), last], "pages": topics.pages_of,
+    outcome.record = {"mark": reading.mark(), "agent": agent, "pages": topics.pages_of,
                       "days": sorted(days)}
     return outcome
+
+
+def _look_up_replaced(resolution, fresh: list[dict], reading: _Reading, agent: str) -> None:
+    """Add to ``resolution.by_id`` the entries before the lines parsed that the fresh ones
+    replace, down their chains (a correction's subject and replaced words come from them)."""
+    todo = [e.get("replaces") for e in fresh]
+    seen = set()
+    while todo:
+        target = todo.pop()
+        if not isinstance(target, str) or target in resolution.by_id or target in seen:
+            continue
+        seen.add(target)
+        found = reading.lookup(target, agent)
+        if found is not None:
+            resolution.by_id[target] = found
+            todo.append(found.get("replaces"))
 
 
 def _local(stamp, zone):
