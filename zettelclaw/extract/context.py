@@ -28,8 +28,8 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-ENTRIES_CHARS = 6_000
-SUBJECTS_CHARS = 1_200
+ENTRIES_CHARS = 5_000
+SUBJECTS_CHARS = 1_000
 CONTENT_CHARS = 400  # an entry's content is cut here in the list
 RANKED = 40  # at most this many entries for the conversation's words
 RANKED_FIRST = 15  # ... of which this many come before the subjects' own entries
@@ -66,7 +66,7 @@ def _line(entry: dict) -> str:
     if entry.get("type") == "task" and entry.get("status"):
         shown["status"] = entry["status"]
     shown["content"] = content
-    return json.dumps(shown, ensure_ascii=False)
+    return json.dumps(shown, ensure_ascii=False, separators=(",", ":"))  # compact
 
 
 def choose(transcript: str, resolution, registry, stamp: str | None) -> Shown:
