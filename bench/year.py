@@ -12,7 +12,10 @@ of ``bench/year_model.py`` (a real HTTP server on 127.0.0.1). Then it prints:
   statement they follow: target shown to the model, closed the right entry, a wrong one;
 * input tokens per extraction request (characters / 4) by part on days 1, 30, 90, 180, 365
   and the last day run; how often the cacheable prefix changed within a night;
-* restated preferences: current entries each, false and missed merges;
+* restated preferences: current entries each, false and missed merges, and what kept each
+  restatement from being a second entry (the model taking it as known, zettelclaw dropping
+  or linking it; ``ZETTELCLAW_YEAR_RESTATE=off`` turns the model's rule for other words off,
+  to measure zettelclaw's check alone);
 * for part 2 (issue 24): sweep wall and CPU time by night, state.json by section, per-turn
   latency against ``python3 -c pass`` (median of 5, on a copy of the night's state), the
   briefing's counts, contradiction flags and how many are real;
@@ -158,6 +161,7 @@ class Run:
         self.flags: dict[tuple[str, str], int] = {}  # flagged pair -> the night first shown
         self.prefix = Counter()  # compared, changed
         self.false_merges: list[dict] = []
+        self.merged_by = Counter()  # a restatement's fate: which mechanism kept it one entry
 
     def environment(self, home: Path, workspace: Path) -> dict:
         env = {k: v for k, v in os.environ.items()
@@ -205,6 +209,7 @@ class Run:
     def night(self, day: int) -> None:
         now = stamp(self.year.date(day) + NIGHT)
         self.model.measures.clear()
+        self.model.known.clear()
         sweep, sweep_wall, sweep_cpu = self.run(["sweep", "-j", "1", "--json"], now)
         extraction = [m for m in self.model.measures if m.kind == "extraction"]
         brief, brief_wall, _ = self.run(["brief", "--no-vault"], now)
@@ -247,11 +252,12 @@ class Run:
             self.entry_of[s.n] = entry["id"] if entry else None
             if entry:
                 self.key_of[entry["id"]] = (s.key, s.value)
+        known = dict(self.model.known)  # sentence -> the shown entry the model took it for
         for s in statements:
             if s.follow_up:
                 self.judge_follow_up(s, log, shown.get(s.text, set()))
             elif s.kind != "talk":
-                self.check_merge(s, log)
+                self.check_merge(s, log, known.get(s.text))
 
     def judge_follow_up(self, s: year_world.Statement, log: Log, shown: set[str]) -> None:
         target = self.entry_of.get(s.target)
@@ -271,23 +277,36 @@ class Run:
             "target_in_log": target is not None, "target_shown": target in shown,
             "vpn": self.year.vpn is not None and s.n == self.year.vpn[1]})
 
-    def check_merge(self, s: year_world.Statement, log: Log) -> None:
+    def check_merge(self, s: year_world.Statement, log: Log, known: str | None) -> None:
         """A statement that is not a follow-up and left no entry of its own, or whose entry
         links to an entry about another thing: merged into something else. A false merge
-        when no earlier statement said the same thing."""
+        when no earlier statement said the same thing, or when the entry the model took it
+        for (``known``: it wrote nothing, told that what it was shown is known) or the one
+        it replaces is about another thing. A restatement of a preference is counted in
+        :attr:`merged_by` by what kept it from being a second entry."""
         mine = self.entry_of.get(s.n)
+        restated = s.kind == "preference" and any(
+            o.key == s.key for o in self.year.statements[:s.n] if o.kind == "preference")
         if mine is None:
             same = any(self.key_of.get(e) == (s.key, s.value)
                        for e in self.entry_of.values() if e)
-            if not same:
+            if known is not None and self.key_of.get(known, (None,))[0] != s.key:
+                self.false_merges.append({"n": s.n, "day": s.day, "how": "taken as known",
+                                          "text": s.text,
+                                          "to": log.by_id.get(known, {}).get("content")})
+            elif not same:
                 self.false_merges.append({"n": s.n, "day": s.day, "how": "dropped",
                                           "text": s.text})
+            if restated:
+                self.merged_by["model: known" if known else "zettelclaw: dropped"] += 1
             return
         linked = log.by_id[mine].get("replaces")
         if linked and self.key_of.get(linked, (None,))[0] != s.key:
             self.false_merges.append({"n": s.n, "day": s.day, "how": "linked",
                                       "text": s.text,
                                       "to": log.by_id.get(linked, {}).get("content")})
+        if restated:
+            self.merged_by["zettelclaw: linked" if linked else "a new entry"] += 1
 
     def note_flags(self, day: int, lines: list[str]) -> list[dict]:
         out = []
@@ -417,6 +436,7 @@ class Run:
                                  "missed_merges": sum(max(0, v["current"] - 1)
                                                       for v in restated.values()),
                                  "false_merges": len(self.false_merges),
+                                 "merged_by": dict(self.merged_by),
                                  "false_merge_examples": self.false_merges[:5]},
                 "flags": {"pairs": len(self.flags), "real": flags_real},
                 "vpn": vpn,
@@ -498,6 +518,9 @@ def show(report: dict) -> None:
           f"({', '.join(str(v['current']) for v in prefs.values())})")
     print(f"  one current entry: {r['one_current']} of {len(prefs)}; missed merges "
           f"{r['missed_merges']}; false merges (different facts merged) {r['false_merges']}")
+    if r.get("merged_by"):
+        print("  restatements after the first: " + ", ".join(
+            f"{how} {n}" for how, n in sorted(r["merged_by"].items())))
     for example in r["false_merge_examples"]:
         print(f"    {example['how']}: {example['text']!r}"
               + (f" -> {example['to']!r}" if example.get("to") else ""))

@@ -8,7 +8,16 @@ each (small talk of fewer than five words gives none):
   decision shown; "... is done": a task, status done, replacing the best-matching task shown;
   "went with ...": a decision replacing the best-matching question shown;
 * "decided": a decision; "need to": a task (open); "?": a question;
-* anything else: a fact, unless an entry shown says nearly the same words (then nothing).
+* anything else: a fact, unless it is known (then nothing: the prompt's "what you are shown
+  is already known"): an entry shown says nearly the same words (NEARLY_SAME of its words), or,
+  for a sentence that names no subject (a preference of the person's), a shown fact or
+  decision that names none either shares at least two of its content stems (Snowball stems,
+  stop words dropped: ``zettelclaw.rank.terms``) and KNOWN (0.25) of all of theirs (Jaccard);
+  of several, the highest (:func:`restates`). ``ZETTELCLAW_YEAR_RESTATE=off`` turns this
+  second rule off, so the benchmark can say what zettelclaw's own check does without it. It
+  looks at nothing but the request: the sentence and the entries shown, never which
+  preference a sentence belongs to. Each sentence so taken as known is kept in
+  :attr:`YearModel.known`, with the id it matched, for the benchmark to judge.
 
 Best-matching: the most content words shared (Jaccard; "Updating" counts as "update"), at
 least two, among the entries of the request's ``<existing_entries>``, never one it was not
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -45,6 +55,10 @@ STOP = frozenset("""a an the and or of for to in on at by with as is are was be 
 we i me my you your our should use which need needs done went decided actually please so not
 no than then there""".split())
 NEARLY_SAME = 0.9  # word-set similarity at which a fact shown is taken as already known
+# content-stem similarity at which a subject-less sentence restates a subject-less entry shown:
+# at 0.2, "I only look at my email two times a day." was taken for "I work on Berlin time, so
+# plan my day in that zone." (0.22: "day", "time") when the email entry was not shown
+KNOWN = 0.25
 MIN_SHARED = 2  # content words a follow-up must share with the entry it closes
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -183,7 +197,30 @@ def _best(content: str, shown: list[dict], types: tuple[str, ...]) -> str | None
     return best
 
 
-def extraction_reply(sentences: list[str], shown: list[dict], *, handoff: bool) -> str:
+def restates(content: str, shown: list[dict]) -> str | None:
+    """The id of the shown fact or decision with no subject that ``content`` (a sentence with
+    no subject) says again in other words, or None: the best-matching by content stems
+    (Snowball, stop words dropped), at least MIN_SHARED shared and KNOWN of all."""
+    from zettelclaw.rank import terms
+
+    mine = frozenset(terms(content))
+    best, best_score = None, 0.0
+    for entry in shown:
+        if entry.get("type") not in ("fact", "decision") or entry.get("subject"):
+            continue
+        theirs = frozenset(terms(str(entry.get("content", ""))))
+        if len(mine & theirs) < MIN_SHARED:
+            continue
+        score = similarity(mine, theirs)
+        if score >= KNOWN and score > best_score:
+            best, best_score = entry["id"], score
+    return best
+
+
+def extraction_reply(sentences: list[str], shown: list[dict], *, handoff: bool,
+                     known: list | None = None, restate: bool = True) -> str:
+    """The reply to an extraction request; ``known`` collects (sentence, id) for each
+    sentence taken as a restatement of a shown entry; ``restate``: the rule for those."""
     out: list[dict] = []
     for sentence in sentences:
         lower = sentence.lower()
@@ -212,6 +249,10 @@ def extraction_reply(sentences: list[str], shown: list[dict], *, handoff: bool) 
             if any(similarity(mine, words(str(e.get("content", "")))) >= NEARLY_SAME
                    for e in shown if e.get("type") == "fact"):
                 continue  # it was shown: already known
+            if restate and not subject and (same := restates(content, shown)) is not None:
+                if known is not None:
+                    known.append((sentence, same))
+                continue  # said again in other words: already known
             item["type"] = "fact"
         if item.get("replaces") is None:
             item.pop("replaces", None)
@@ -260,6 +301,8 @@ class YearModel(FakeAnthropic):
         super().__init__()
         self.default = None
         self.measures: list[Measure] = []
+        self.known: list[tuple[str, str]] = []  # (sentence, id) taken as restated
+        self.restate = os.environ.get("ZETTELCLAW_YEAR_RESTATE", "on") != "off"
 
     def _next_reply(self, request) -> Reply:
         body = request.body or {}
@@ -270,8 +313,13 @@ class YearModel(FakeAnthropic):
             self.requests.clear()  # the bodies are not kept: a year of them is large
         if m.kind == "extraction":
             entries = _shown(between(user, "<existing_entries>", "</existing_entries>"))
-            return Reply(text=extraction_reply(m.sentences, entries,
-                                               handoff="Do NOT write a handoff" not in user))
+            known: list = []
+            text = extraction_reply(m.sentences, entries,
+                                    handoff="Do NOT write a handoff" not in user,
+                                    known=known, restate=self.restate)
+            with self._lock:
+                self.known.extend(known)
+            return Reply(text=text)
         if m.kind == "contradiction":
             return Reply(text=contradiction_reply(user))
         return Reply(text="")

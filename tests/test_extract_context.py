@@ -97,6 +97,26 @@ def test_an_old_open_question_of_a_subject_the_conversation_names_is_shown(
                      "--json") == []  # answered, so no longer open
 
 
+def test_a_preference_said_in_other_words_a_month_later_is_shown_beside_todays_conversation(
+        cli, home, fake_anthropic, log_dir):
+    # a preference has no subject: only the conversation's words can bring it back, and here
+    # they also name a busy subject whose many entries share them
+    preference = make_entry("fact", "Prefers metric units: distances in kilometres, never miles",
+                            "october", timestamp=_stamp(TODAY - timedelta(days=31)))
+    busy = [make_entry("fact", f"Marathon training plan week {i}: long run distances of "
+                               f"{10 + i % 20} kilometres, paces in metric", f"s{i // 5}",
+                       subject="marathon-training",
+                       timestamp=_stamp(TODAY - timedelta(days=30) + timedelta(hours=i)))
+            for i in range(300)]
+    write_log(log_dir, [preference, *busy])
+    _conversation(home, SID, "For the marathon training plan, give me the long run distances "
+                             "in kilometres please, I think in metric.")
+    fake_anthropic.entries({"type": "handoff", "content": "distances"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    shown = _shown(fake_anthropic.message_requests[0])
+    assert preference["id"] in {e["id"] for e in shown}
+
+
 def test_the_model_is_shown_only_this_agents_current_entries_of_the_time(
         cli, home, fake_anthropic, log_dir):
     def about(content, **kw):

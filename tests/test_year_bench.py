@@ -80,10 +80,23 @@ def test_the_fake_model_never_names_an_entry_it_was_not_shown():
     assert answered["type"] == "decision" and "replaces" not in answered  # no question shown
 
 
-def test_a_restatement_in_other_words_is_a_new_fact_and_in_the_same_words_is_known():
-    other, _ = reply("My editors should always run in dark mode.")
-    assert other == {"type": "fact", "content": "My editors should always run in dark mode."}
+def test_a_restatement_of_an_entry_shown_is_known_in_the_same_words_or_in_other_words():
     assert reply("I prefer dark mode in every editor.")[0]["type"] == "handoff"
+    assert reply("My editors should always run in dark mode.")[0]["type"] == "handoff"
+    known: list = []
+    year_model.extraction_reply(["My editors should always run in dark mode."], SHOWN,
+                                handoff=True, known=known)
+    assert known == [("My editors should always run in dark mode.", "pref-mode")]
+    # with the rule for other words off, it is a new fact (zettelclaw's own check decides)
+    text = year_model.extraction_reply(["My editors should always run in dark mode."], SHOWN,
+                                       handoff=False, restate=False)
+    assert json.loads(text) == {"type": "fact",
+                                "content": "My editors should always run in dark mode."}
+
+
+def test_another_preference_sharing_a_word_with_one_shown_is_a_new_fact():
+    other, _ = reply("I prefer short answers without bullet points.")
+    assert other == {"type": "fact", "content": "I prefer short answers without bullet points."}
 
 
 def test_the_fake_model_judges_a_contradiction_by_the_named_thing_and_its_number():

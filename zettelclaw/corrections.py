@@ -24,10 +24,11 @@
   correction). Handoffs are never duplicates: each conversation has its own.
 * **A restatement in other words is not a second current entry** (extraction's
   :class:`Current`, issue 22): a new fact or decision whose words restate a current one of
-  the same type and subject (:func:`zettelclaw.restatements.restates`) is dropped when it
-  adds no word, and replaces it when it adds a few (one current entry, the older wording in
-  its history); when the current one is dated after it (an older conversation swept late),
-  it is dropped.
+  the same type and subject (:func:`zettelclaw.restatements.restates`; the closest of them,
+  an entry without a subject grouped with the others without one) is dropped when it adds no
+  word, and replaces it when it adds or changes some (one current entry, the older wording
+  in its history); when the current one is dated after it (an older conversation swept
+  late), it is dropped.
 """
 
 from __future__ import annotations
@@ -123,15 +124,18 @@ class Current:
         if entry.get("type") not in RESTATED or entry.get("replaces") \
                 or not isinstance(entry.get("content"), str):
             return None
-        from .restatements import restates
+        from .restatements import restates, similarity
 
+        best, best_score = None, -1.0
         for old in reversed(self.facts.get((entry["type"], entry.get("subject") or ""), [])):
             if self.resolution.is_replaced(old["id"]):
                 continue
             how = restates(old["content"], entry["content"])
-            if how is not None:
-                return old, how
-        return None
+            if how is not None:  # the closest one; of equals, the newest
+                score = similarity(old["content"], entry["content"])
+                if score > best_score:
+                    best, best_score = (old, how), score
+        return best
 
     @classmethod
     def of(cls, entries) -> Current:

@@ -7,11 +7,16 @@ agent's; current ones only, so nothing forgotten, purged or replaced; no handoff
 
 1. the best few for the conversation's words, by the ranker that serves ``search`` and
    ``recall`` (:func:`zettelclaw.rank.rank_entries`: BM25F and its second stage);
-2. the open tasks and open questions of the subjects the conversation touches (its words
+2. the best few current facts and decisions without a subject (a preference, a standing
+   rule: what a conversation may say again in other words) for the conversation's words, by
+   the same ranker over those alone. Nothing else reaches them: step 4 needs a subject, and in
+   the ranking over the whole log they compete with every entry of the subjects the
+   conversation names, whose slugs it repeats, and fall below the first few;
+3. the open tasks and open questions of the subjects the conversation touches (its words
    name every stem of the slug or of the display name), newest first;
-3. the newest few, for continuity;
-4. the current facts and decisions of those subjects, newest first;
-5. the rest of the ranked ones;
+4. the newest few, for continuity;
+5. the current facts and decisions of those subjects, newest first;
+6. the rest of the ranked ones;
 
 until the budget is spent. They are listed in the log's order, one JSON object a line (``id``,
 ``type``, ``subject``, ``status`` of a task, ``content``). A ``replaces`` the model gives may
@@ -28,11 +33,12 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-ENTRIES_CHARS = 6_000
-SUBJECTS_CHARS = 1_200
+ENTRIES_CHARS = 5_000
+SUBJECTS_CHARS = 1_000
 CONTENT_CHARS = 400  # an entry's content is cut here in the list
 RANKED = 40  # at most this many entries for the conversation's words
 RANKED_FIRST = 15  # ... of which this many come before the subjects' own entries
+UNBOUND = 6  # at most this many current facts and decisions without a subject, ranked alone
 NEWEST = 8  # the newest few, for continuity
 ACTIVE_DAYS = 30
 
@@ -66,7 +72,7 @@ def _line(entry: dict) -> str:
     if entry.get("type") == "task" and entry.get("status"):
         shown["status"] = entry["status"]
     shown["content"] = content
-    return json.dumps(shown, ensure_ascii=False)
+    return json.dumps(shown, ensure_ascii=False, separators=(",", ":"))  # compact
 
 
 def choose(transcript: str, resolution, registry, stamp: str | None) -> Shown:
@@ -97,6 +103,10 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     """The entries shown, in the log's order (see the module's docstring)."""
     ranked = rank_entries(transcript, candidates, RANKED) if candidates else []
     ranked = [{k: v for k, v in e.items() if k != "score"} for e in ranked]
+    standing = [e for e in candidates
+                if not e.get("subject") and e.get("type") in ("fact", "decision")]
+    unbound = rank_entries(transcript, standing, UNBOUND) if standing else []
+    unbound = [{k: v for k, v in e.items() if k != "score"} for e in unbound]
     about = [e for e in reversed(candidates) if e.get("subject") in touched]
     loops = [e for e in about if e.get("type") == "question"
              or e.get("type") == "task" and e.get("status") != "done"]
@@ -105,7 +115,8 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     order = {e["id"]: n for n, e in enumerate(candidates)}
     picked: dict[str, dict] = {}
     used = 0
-    for entry in (*ranked[:RANKED_FIRST], *loops, *newest, *known, *ranked[RANKED_FIRST:]):
+    for entry in (*ranked[:RANKED_FIRST], *unbound, *loops, *newest, *known,
+                  *ranked[RANKED_FIRST:]):
         if entry["id"] in picked:
             continue
         cost = len(_line(entry)) + 1

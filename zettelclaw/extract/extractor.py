@@ -60,14 +60,10 @@ class Extractor:
         which part this is, then the transcript (the system prompt depends on nothing)."""
         out = []
         if shown is not None:
-            out.append("Known subject slugs (those this conversation mentions and the most "
-                       "active; use one when an entry is about it):\n<subjects>\n"
-                       f"{_frame(shown.subjects)}\n</subjects>\n")
+            # what the two lists are and how to use them, the prompt says (it is cached)
+            out.append(f"<subjects>\n{_frame(shown.subjects)}\n</subjects>\n")
             if shown.entries:
-                out.append("Existing entries in the log, chosen for this conversation (already "
-                           "known: do not extract them again; use their ids in `replaces` "
-                           "when this conversation corrects or closes one):\n"
-                           f"<existing_entries>\n{_frame(shown.entries)}\n</existing_entries>\n")
+                out.append(f"<existing_entries>\n{_frame(shown.entries)}\n</existing_entries>\n")
         if parts > 1:
             if earlier:
                 lines = "\n".join(json.dumps({k: e[k] for k in ("type", "content") if e.get(k)},
