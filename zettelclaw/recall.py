@@ -286,9 +286,9 @@ def print_recall(message: str, as_json: bool = False, agent=None,
 
         found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent())
         if as_json:
-            import json
+            from .jsonlight import dumps
 
-            head = json.dumps(found, ensure_ascii=False, separators=(",", ":")) + "\n"
+            head = dumps(found) + "\n"
         else:
             head = (format_handoff(found) + "\n" if found is not None else "") + "\n"
         sys.stdout.write(head)
@@ -297,9 +297,15 @@ def print_recall(message: str, as_json: bool = False, agent=None,
     if not entries:
         return
     if as_json:
-        from .render import emit_json_lines
+        from .jsonlight import dumps, plain
 
-        emit_json_lines(entries)
+        if not plain(entries):  # orjson's bytes, as `search` prints them
+            from .render import emit_json_lines
+
+            emit_json_lines(entries)
+            return
+        sys.stdout.write("".join(dumps(entry) + "\n" for entry in entries))
+        sys.stdout.flush()
         return
     sys.stdout.write(format_block(entries) + "\n")
     sys.stdout.flush()

@@ -11,8 +11,8 @@ from ..log import is_entry, parse_line
 from .bm25 import K1, Stats, _counter, bm25f, field_counts
 from .english import analyze, prefixes_of
 from .rerank import RERANK_DEPTH, rerank
-from .sample import Scan, json_loads
-from .scans import Started, scan_log
+from .sample import SMALL_PARSE, Scan, json_loads
+from .scans import SMALL_LOG, Started, scan_log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,8 +132,9 @@ def _collection_stats(scan: Scan, chunks: list[Chunk], query_terms: list[str]) -
     for chunk in chunks:
         for t in set(chunk.tokens) & set(query_terms):
             stats.df[t] = stats.df.get(t, 0) + 1
-    for name, values in scan.sample_lengths.items():
-        stats.avg[name] = (sum(values) / len(values)) if values else 1.0
+    entries = scan.length_entries
+    for name, total in scan.length_totals.items():
+        stats.avg[name] = total / entries if entries else 1.0
     stats.finish(query_terms)
     return stats
 
@@ -179,7 +180,8 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
     needles = structural.needles()
     scored = 0
     with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        loads = json_loads(len(mm))
+        # candidates are few (EXACT_LIMIT scored): orjson only where a log is large
+        loads = json_loads(len(mm) if len(mm) > SMALL_LOG else SMALL_PARSE)
         for key in ordered:
             if pool.full_above(approx[key] * sat):
                 break

@@ -7,7 +7,16 @@ import os
 
 from ..ripgrep import ripgrep
 from .english import prefixes_of, stem
-from .sample import Scan, _count_lines, _estimate, _sample, entry_parser, json_loads
+from .sample import (
+    SMALL_PARSE,
+    Scan,
+    _count_lines,
+    _estimate,
+    _sample,
+    count_all,
+    entry_parser,
+    json_loads,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,13 +25,17 @@ if TYPE_CHECKING:
 SMALL_LOG = 4 << 20          # below this every line is sampled and counted
 
 
-def _blocks(path: Path):
-    """``(base offset, block)`` pairs of whole lines (the last may lack its newline)."""
+def _blocks(path: Path, scan: Scan | None = None):
+    """``(base offset, block)`` pairs of whole lines (the last may lack its newline). A small
+    log is one block: read at once, its N and field lengths counted into ``scan`` (see
+    :func:`.sample.count_all`)."""
     if os.path.getsize(path) <= SMALL_LOG:  # one read (Log would import pathlib for it)
         from ..fsutil import open_read
 
         with open_read(path) as fh:
             block = fh.read()
+            if scan is not None:
+                count_all(path, fh.fileno(), len(block), scan, block)
         if block:
             yield 0, block
         return
@@ -66,10 +79,12 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
         for variant in {p, p.capitalize(), p.upper()}:  # bytes.lower() folds ASCII only
             needles.add(variant.encode().lower())
     size = os.path.getsize(path)
-    small, loads = size <= SMALL_LOG, json_loads(size)
-    for base, block in _blocks(path):
-        scan.lines += _count_lines(block)
-        _sample(block, scan, small, loads)
+    small = size <= SMALL_LOG
+    loads = json_loads(SMALL_PARSE if small else size)  # a small log parses few lines here
+    for base, block in _blocks(path, scan if small else None):
+        if not small:
+            scan.lines += _count_lines(block)
+            _sample(block, scan, False, loads)
         low = block.lower()
         for needle in needles:
             i = low.find(needle)
@@ -206,10 +221,10 @@ def _sample_first(path, size: int, scan: Scan, query_terms: list[str], plan) -> 
 def _sample_log(path, size: int, scan: Scan) -> None:
     """N and the field lengths: every line of a small log, spread windows of a large one."""
     if size <= SMALL_LOG:
-        loads = json_loads(size)
-        for _, block in _blocks(path):
-            scan.lines += _count_lines(block)
-            _sample(block, scan, True, loads)
+        from ..fsutil import open_read
+
+        with open_read(path) as fh:
+            count_all(path, fh.fileno(), os.fstat(fh.fileno()).st_size, scan)
     else:
         _estimate(path, size, scan)
 
