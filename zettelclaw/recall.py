@@ -199,7 +199,7 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
 
     scope = paths.agent_scope(agents)
     default = paths.default_agent()
-    query = _Question(message, scope, default)
+    query = Question(message, scope, default)
     # a small log is read in Python (starting rg would cost more than reading it); a large
     # one's scan is planned from a sample: no stream of the matches of words too common to
     # qualify alone, no scan at all when no entry can reach minScore
@@ -237,18 +237,19 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
     return chosen
 
 
-class _Question:
-    """What recall asks the ranker (a :class:`zettelclaw.query.Query` with words, an agent
-    scope and nothing else, without that module's imports: dataclasses, datetime, pathlib)."""
+class Question:
+    """What recall (and ``search WORDS`` without filters) asks the ranker: a
+    :class:`zettelclaw.query.Query` with words, an agent scope, a limit and nothing else,
+    without that module's imports (dataclasses, datetime, pathlib, re)."""
 
     type = subject = status = session = since = until = None
-    include_replaced = False
-    limit = _DEPTH
 
-    def __init__(self, text: str, agents: frozenset[str] | None, default_agent: str):
+    def __init__(self, text: str, agents: frozenset[str] | None, default_agent: str,
+                 limit: int = _DEPTH, include_replaced: bool = False):
         self.text, self.agents, self.default_agent = text, agents, default_agent
+        self.limit, self.include_replaced = limit, include_replaced
 
-    def structural(self) -> _Question:
+    def structural(self) -> Question:
         return self  # its words are scored, never filtered on
 
     def needles(self) -> list[bytes]:

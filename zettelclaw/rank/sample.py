@@ -28,6 +28,9 @@ class Scan:
         self.estimated = False  # lines estimated from a sample (large log, ripgrep scan)
         # term -> line key -> occurrences; a line's key is its number (rg) or its start offset
         self.tf: dict[str, dict] = {}
+        # term -> keys of lines that hold it only where no entry is scored (a JSON key, a
+        # status): they count in its document frequency, never as candidates (Python's scan)
+        self.df_only: dict[str, set] = {}
         self.offsets: dict = {}  # line key -> a byte offset inside the line
         # where ids are named by "replaces" (resolve.StreamingResolution): filled by the same
         # pass as the terms, from Python's block scan or from ripgrep's output

@@ -58,9 +58,29 @@ def _word_end(data: bytes, at: int) -> int:
     return end
 
 
-def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -> None:
-    term = stem(word.lower())
-    if term not in wanted:
+# the fields a line is scored on (bm25.FIELDS), as keys of compact JSON
+_TEXT_KEYS = (b'"content":', b'"detail":', b'"subject":')
+
+
+def _structural(low: bytes, i: int) -> bool:
+    """Whether the word at ``i`` starts a JSON key or the value of a field no entry is scored
+    on (``"status":"open"``, ``"type":"task"``): in JSON a raw quote is never inside a string,
+    so ``,"`` or ``{"`` before a word opens a key and ``:"`` a value, whose key ends right
+    before it. Anything else (spaces, a nested object) counts as text."""
+    if i < 2 or low[i - 1] != 0x22:  # '"'
+        return False
+    before = low[i - 2]
+    if before == 0x2C or before == 0x7B:  # ',' '{'
+        return True
+    return before == 0x3A and not low.endswith(_TEXT_KEYS, 0, i - 1)  # ':'
+
+
+def _add_match(scan: Scan, key: int, offset: int, term: str, structural: bool) -> None:
+    """A query term at ``offset`` in the line at ``key``. A structural match (a key, a status)
+    adds nothing any entry is scored on, so it makes no candidate and no term count; it still
+    counts in the term's document frequency, as rg's scan counts it."""
+    if structural:
+        scan.df_only.setdefault(term, set()).add(key)
         return
     lines = scan.tf.setdefault(term, {})
     lines[key] = lines.get(key, 0) + 1
@@ -86,14 +106,20 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
             scan.lines += _count_lines(block)
             _sample(block, scan, False, loads)
         low = block.lower()
+        term_of: dict[bytes, str | None] = {}  # a matched word -> its query term, or None
         for needle in needles:
             i = low.find(needle)
             while i != -1:
                 if i == 0 or low[i - 1] not in _WORD_BYTES and low[i - 1] < 0x80:
                     end = _word_end(low, i)
-                    word = low[i:end].decode("utf-8", "replace")
-                    start = low.rfind(b"\n", 0, i) + 1
-                    _add_match(scan, base + start, base + i, word, wanted)
+                    raw = low[i:end]
+                    term = term_of.get(raw, needle)
+                    if term is needle:
+                        term = stem(raw.decode("utf-8", "replace").lower())
+                        term = term_of[raw] = term if term in wanted else None
+                    if term is not None:
+                        start = low.rfind(b"\n", 0, i) + 1
+                        _add_match(scan, base + start, base + i, term, _structural(low, i))
                     i = end
                 i = low.find(needle, i + 1)
         for at, target in replaces_in(block):  # compact, or written by hand with spaces
