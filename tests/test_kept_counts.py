@@ -99,6 +99,23 @@ def test_an_unreadable_kept_file_is_counted_again(log_dir, cli, kept, junk):
     assert _answers(cli) == expected
 
 
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "directory"])
+def test_something_else_in_its_place_is_neither_read_nor_replaced(log_dir, cli, kept, kind,
+                                                                 tmp_path):
+    write_log(log_dir, _entries())
+    expected = _fresh(cli, kept)
+    elsewhere = tmp_path / "elsewhere.json"
+    if kind == "fifo":
+        os.mkfifo(kept)
+    elif kind == "symlink":
+        kept.symlink_to(elsewhere)
+    else:
+        kept.mkdir()
+    assert _answers(cli) == expected  # (a FIFO is not waited on)
+    assert not elsewhere.exists()
+    assert {"fifo": kept.is_fifo, "symlink": kept.is_symlink, "directory": kept.is_dir}[kind]()
+
+
 def test_counts_of_another_log_are_not_trusted(log_dir, cli, kept):
     write_log(log_dir, _entries())
     _answers(cli)
@@ -159,3 +176,31 @@ def test_recall_on_a_year_of_log_loads_no_json_library(log_dir, zc):
         result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "", argv
+
+
+def test_search_of_words_on_a_small_log_starts_no_process_and_loads_no_json_library(log_dir):
+    # memory_search's form: on a log read in Python, no rg process, no Query (dataclasses,
+    # datetime, re), no pathlib for the memory files, no orjson for a page of results
+    import subprocess
+    import sys
+
+    from zettelclaw import hot, rank
+
+    assert hot.SMALL_LOG == rank.SMALL_LOG  # hot decides before importing rank
+    write_log(log_dir, _entries())
+    (log_dir.parent / "workspace" / "memory").mkdir(parents=True, exist_ok=True)
+    (log_dir.parent / "workspace" / "memory" / "notes.md").write_text(
+        "# Webhooks\n\nThe retry backoff was tuned twice.\n")
+    code = ("import sys, io, contextlib\n"
+            "sys.argv = ['zettelclaw', 'search', '--', 'webhook retries backoff']\n"
+            "from zettelclaw.__main__ import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "    main()\n"
+            "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
+            "assert 'memory/notes.md' in out.getvalue(), out.getvalue()\n"
+            "print(','.join(m for m in ('orjson', 'json', 're', 'datetime', 'pathlib',\n"
+            "    'subprocess', 'threading', 'dataclasses', 'zettelclaw.query')\n"
+            "    if m in sys.modules))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""

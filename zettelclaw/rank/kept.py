@@ -122,7 +122,7 @@ def _store(where: str, log_path, inode: int, counted: Counted, crc: int) -> None
     tmp = os.path.join(directory, f".{CACHE_FILE}.{os.getpid()}.tmp")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if os.stat(log_path).st_ino != inode or os.path.islink(where):
+        if os.stat(log_path).st_ino != inode or not _replaceable(where):
             return
         out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
@@ -137,6 +137,16 @@ def _store(where: str, log_path, inode: int, counted: Counted, crc: int) -> None
             pass
     finally:
         os.close(fd)
+
+
+def _replaceable(where: str) -> bool:
+    """A regular file or nothing: a symlink, FIFO or directory in its place is left alone."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(where).st_mode)
+    except FileNotFoundError:
+        return True
 
 
 def drop(log_dir) -> None:
