@@ -48,20 +48,34 @@ def _crc(data: bytes) -> int:
     return zlib.crc32(data)
 
 
+def _parse(raw: bytes) -> dict[str, int] | None:
+    """The file's one object of whole numbers, as :func:`_store` writes it (read without a
+    JSON module: ``handoff``, which holds the light parser, drops this file on a rewrite)."""
+    text = raw.decode("ascii").strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    data = {}
+    for pair in text[1:-1].split(","):
+        key, colon, value = pair.partition(":")
+        if not colon or len(key) < 2 or key[0] != '"' or key[-1] != '"' \
+                or not (value.isascii() and value.isdigit()):
+            return None
+        data[key[1:-1]] = int(value)
+    return data
+
+
 def _read(path: str, inode: int) -> Counted | None:
     from ..fsutil import read_bytes
-    from ..handoff import _loads
 
     try:
         raw = read_bytes(path, limit=4096)
-        data = _loads(raw) if raw else None
-    except Exception:  # noqa: BLE001 - unreadable, refused or not JSON: count again
+        data = _parse(raw) if raw else None
+    except Exception:  # noqa: BLE001 - unreadable, refused or not ours: count again
         return None
-    if not isinstance(data, dict) or data.get("version") != _VERSION \
-            or data.get("inode") != inode:
+    if data is None or data.get("version") != _VERSION or data.get("inode") != inode:
         return None
     numbers = [data.get(name) for name in ("size", "crc", "lines", "entries", *FIELDS)]
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
+    if not all(isinstance(n, int) for n in numbers):
         return None
     found = Counted(data["size"], data["lines"], data["entries"],
                     {name: data[name] for name in FIELDS})
