@@ -363,3 +363,41 @@ def test_entries_held_in_memory_rank_as_search_ranks_the_log(memory_log, cli, qu
     searched = ids(cli.lines("search", question, "--json"))
     in_memory = ids(rank_module.rank_entries(question, MEMORY, 5))
     assert in_memory[0] == searched[0]
+
+
+def _templated_year(log_dir):
+    """A year's kind of log: the same sentences about a few projects, most of them open tasks
+    (the word "open" in their status as well), many at the same moment: scores tie."""
+    entries = []
+    for i in range(240):
+        project = ("Tundra Onboarding", "Office Network", "Garden Beds")[i % 3]
+        task = i % 4 != 0
+        entry = {"id": f"Ty{i:04d}_xxxxx", "timestamp": f"2026-03-{1 + i // 40:02d}T10:00:00Z",
+                 "type": "task" if task else "fact",
+                 "content": f"We need to migrate the exports for {project}." if task
+                 else f"The open port for {project} is {8000 + i % 5}.",
+                 "subject": project.lower().replace(" ", "-"), "session": f"ty{i // 12}"}
+        if task:
+            entry["status"] = "open" if i % 7 < 3 else "done"
+        entries.append(entry)
+    write_log(log_dir, entries)
+
+
+@pytest.mark.parametrize("question", ["What is still open on Tundra Onboarding?", "open port",
+                                      "migrate the exports", "the port of the office network"])
+def test_equal_scores_come_in_one_order_whichever_engine_reads_the_log(log_dir, cli,
+                                                                      monkeypatch, question):
+    _templated_year(log_dir)
+    if rank_module.ripgrep() is None:
+        pytest.skip("ripgrep not installed")
+    by_rg = cli("search", "--json", "--limit", "7", "--", question).stdout
+    monkeypatch.setenv("ZETTELCLAW_RG", "0")
+    by_python = cli("search", "--json", "--limit", "7", "--", question).stdout
+    assert by_rg == by_python
+    got = [orjson.loads(line) for line in by_python.splitlines()]
+    scores = [r["score"] for r in got]
+    assert len(got) == 7 and scores == sorted(scores, reverse=True)
+    # among equal scores and dates, the later line first
+    for a, b in zip(got, got[1:], strict=False):
+        if (a["score"], a["timestamp"]) == (b["score"], b["timestamp"]):
+            assert a["id"] > b["id"]

@@ -79,14 +79,28 @@ _DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)
 
 def is_plain(value) -> bool:
     """Whether ``value`` is the log's own form ``YYYY-MM-DDTHH:MM:SSZ`` naming a real moment,
-    checked without parsing or ``re`` (the per-prompt handoff sorts by it; a day past the 28th
-    is left to :func:`parse_ts`): a hand-written ``9999-99-99T99:99:99Z`` is not, and must not
-    sort as the newest entry forever."""
+    checked without parsing, ``re`` or ``datetime`` (the per-prompt handoff and recall sort by
+    it): a hand-written ``9999-99-99T99:99:99Z`` is not, and must not sort as the newest entry
+    forever."""
     return (type(value) is str and len(value) == 20 and value[4] == "-" and value[7] == "-"
             and value[10] == "T" and value[13] == ":" and value[16] == ":" and value[19] == "Z"
             and all("0" <= value[i] <= "9" for i in _DIGITS)
-            and "01" <= value[5:7] <= "12" and "01" <= value[8:10] <= "28"
+            and "01" <= value[5:7] <= "12" and "01" <= value[8:10] <= _last_day(value)
             and value[11:13] <= "23" and value[14:16] <= "59" and value[17:19] <= "59")
+
+
+_MONTH_DAYS = ("31", "28", "31", "30", "31", "30", "31", "31", "30", "31", "30", "31")
+
+
+def _last_day(value: str) -> str:
+    """The last day of the month of ``value`` (``YYYY-MM...``, digits checked), as two digits;
+    "00" (no day) for the year 0, which datetime does not have."""
+    year, month = int(value[:4]), int(value[5:7])
+    if not year:
+        return "00"
+    if month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+        return "29"
+    return _MONTH_DAYS[month - 1] if 1 <= month <= 12 else "00"
 
 
 def sort_key(value) -> str:

@@ -381,7 +381,8 @@ def carry_pointers(path, pointers: dict) -> None:
 
 def rewrite_log(log, transform) -> int:
     """``log.rewrite(transform)`` with the latest handoff's place (state.json's lastHandoff)
-    moved with the lines; the caller holds the directory lock. Returns the lines changed."""
+    moved with the lines, and the ranker's kept counts (:mod:`zettelclaw.rank.kept`) dropped;
+    the caller holds the directory lock. Returns the lines changed."""
     import os
 
     try:
@@ -391,6 +392,9 @@ def rewrite_log(log, transform) -> int:
     pointers = {key: p for key, p in read_pointers(log.path).items() if p["inode"] == inode}
     follow = dict.fromkeys(m for p in pointers.values() for m in (p["offset"], p["size"]))
     changed = log.rewrite(transform, locked=True, follow=follow)
+    from .rank.kept import drop
+
+    drop(os.path.dirname(os.fspath(log.path)))  # the ranker's counts of the old lines
     try:
         new_inode = os.lstat(log.path).st_ino
     except OSError:

@@ -23,6 +23,9 @@ import sys
 
 _GLOBAL = ("--home", "--workspace")
 _ENV = {"--home": "ZETTELCLAW_HOME", "--workspace": "OPENCLAW_WORKSPACE_DIR"}
+# rank.SMALL_LOG, known before rank is imported (tests/test_kept_counts.py holds them equal)
+SMALL_LOG = 4 << 20
+_FILTERS = ("type", "subject", "status", "session", "since", "until")
 _SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type",
                   "--subject": "subject", "-s": "subject", "--status": "status",
                   "--session": "session", "--since": "since", "--until": "until"}
@@ -176,6 +179,8 @@ def _search(argv: list[str]) -> bool:
 
     words = " ".join(text) or None
     started = None
+    if words and not any(opts.get(name) for name in _FILTERS):
+        return _search_words(words, opts, agents, include_replaced)
     try:
         if words:
             from .rank import MAX_QUERY_CHARS, analyze, start_scan
@@ -214,6 +219,69 @@ def _search(argv: list[str]) -> bool:
     except BrokenPipeError:  # `zettelclaw search ... | head`
         _quiet_stdout()
     return True
+
+
+def _search_words(words: str, opts: dict[str, str], agents: list[str],
+                  include_replaced: bool) -> bool:
+    """``search WORDS`` without filters (``memory_search``'s form): the ranker asked with
+    recall's light question; a log below SMALL_LOG read in Python (no rg process, no threads,
+    no ``re``), a larger one scanned by rg, started before the rest is imported."""
+    from . import paths
+    from .errors import ZettelclawError
+    from .rank import MAX_QUERY_CHARS
+
+    limit = opts.get("limit")
+    if len(words) > MAX_QUERY_CHARS or limit is not None and not _positive(limit):
+        return False  # the full CLI says what is wrong, the way it always does
+    started = None
+    try:
+        log = paths.log_file()
+        if not _small(log):
+            from .rank import analyze, start_scan
+
+            started = start_scan(log, analyze(words))
+        from .rank import SMALL_LOG, rank
+        from .recall import Question
+
+        query = Question(words, paths.agent_scope(agents), paths.default_agent(),
+                         limit=int(limit) if limit is not None else None,
+                         include_replaced=include_replaced)
+        results = rank(query, started=started, python_below=SMALL_LOG)
+    except (ZettelclawError, ValueError, OSError, OverflowError):
+        if started is not None:
+            started.kill()
+        return False  # the full CLI says what is wrong, the way it always does
+    try:
+        _emit(results)
+    except BrokenPipeError:  # `zettelclaw search ... | head`
+        _quiet_stdout()
+    return True
+
+
+def _positive(value: str) -> bool:
+    return value.isascii() and value.isdigit() and int(value) >= 1
+
+
+def _small(log: str) -> bool:
+    """Whether the log is read in Python (see SMALL_LOG)."""
+    try:
+        return os.stat(log).st_size <= SMALL_LOG
+    except OSError:
+        return True
+
+
+def _emit(results: list[dict]) -> None:
+    """JSON Lines: the standard library's C encoder for a page of plain results (the same
+    bytes), orjson for the rest."""
+    from .jsonlight import dumps, plain
+
+    if len(results) > 200 or not plain(results):
+        from .render import emit_json_lines
+
+        emit_json_lines(results)
+        return
+    sys.stdout.write("".join(dumps(item) + "\n" for item in results))
+    sys.stdout.flush()
 
 
 def _start_filtered(opts: dict[str, str]):

@@ -8,17 +8,24 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
 
 from . import paths
 from .errors import NotFoundError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+# pathlib is imported where a path is resolved: search reads the memory files without it
 
 MEMORY_DIR = "memory"
 
 
 def resolve(name: str) -> Path:
     """The safe absolute path for ``name`` (``MEMORY.md``, ``memory/x.md`` or absolute)."""
+    from pathlib import Path, PurePosixPath
+
     workspace = paths.workspace_dir()
     raw = name.strip()
     if not raw:
@@ -73,17 +80,26 @@ def read(name: str, start: int | None = None, count: int | None = None) -> dict:
             "text": "\n".join(chosen)}
 
 
-def memory_files() -> Iterator[tuple[str, Path]]:
-    """(relative name, path) of MEMORY.md and memory/**/*.md, skipping symlinks."""
-    workspace = paths.workspace_dir()
-    memory = workspace / "MEMORY.md"
-    if memory.is_file() and not memory.is_symlink():
+def memory_files() -> Iterator[tuple[str, str]]:
+    """(relative name, path) of MEMORY.md and memory/**/*.md, skipping symlinks (with
+    ``os.path``: search runs this on every ``memory_search``)."""
+    workspace = paths._workspace()
+    memory = os.path.join(workspace, "MEMORY.md")
+    if _is(memory, stat.S_ISREG):
         yield "MEMORY.md", memory
-    folder = workspace / MEMORY_DIR
-    if folder.is_dir() and not folder.is_symlink():
+    folder = os.path.join(workspace, MEMORY_DIR)
+    if _is(folder, stat.S_ISDIR):
         for root, dirs, files in os.walk(folder, followlinks=False):
             dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(root, d)))
             for name in sorted(files):
-                full = Path(root) / name
-                if name.endswith(".md") and not full.is_symlink() and full.is_file():
-                    yield str(full.relative_to(workspace)), full
+                full = os.path.join(root, name)
+                if name.endswith(".md") and _is(full, stat.S_ISREG):
+                    yield os.path.relpath(full, workspace), full
+
+
+def _is(path: str, kind) -> bool:
+    """Whether ``path`` is, itself (not through a symlink), a file of ``kind``."""
+    try:
+        return kind(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False

@@ -199,7 +199,7 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
 
     scope = paths.agent_scope(agents)
     default = paths.default_agent()
-    query = _Question(message, scope, default)
+    query = Question(message, scope, default)
     # a small log is read in Python (starting rg would cost more than reading it); a large
     # one's scan is planned from a sample: no stream of the matches of words too common to
     # qualify alone, no scan at all when no entry can reach minScore
@@ -237,18 +237,19 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
     return chosen
 
 
-class _Question:
-    """What recall asks the ranker (a :class:`zettelclaw.query.Query` with words, an agent
-    scope and nothing else, without that module's imports: dataclasses, datetime, pathlib)."""
+class Question:
+    """What recall (and ``search WORDS`` without filters) asks the ranker: a
+    :class:`zettelclaw.query.Query` with words, an agent scope, a limit and nothing else,
+    without that module's imports (dataclasses, datetime, pathlib, re)."""
 
     type = subject = status = session = since = until = None
-    include_replaced = False
-    limit = _DEPTH
 
-    def __init__(self, text: str, agents: frozenset[str] | None, default_agent: str):
+    def __init__(self, text: str, agents: frozenset[str] | None, default_agent: str,
+                 limit: int = _DEPTH, include_replaced: bool = False):
         self.text, self.agents, self.default_agent = text, agents, default_agent
+        self.limit, self.include_replaced = limit, include_replaced
 
-    def structural(self) -> _Question:
+    def structural(self) -> Question:
         return self  # its words are scored, never filtered on
 
     def needles(self) -> list[bytes]:
@@ -286,9 +287,9 @@ def print_recall(message: str, as_json: bool = False, agent=None,
 
         found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent())
         if as_json:
-            import json
+            from .jsonlight import dumps
 
-            head = json.dumps(found, ensure_ascii=False, separators=(",", ":")) + "\n"
+            head = dumps(found) + "\n"
         else:
             head = (format_handoff(found) + "\n" if found is not None else "") + "\n"
         sys.stdout.write(head)
@@ -297,9 +298,15 @@ def print_recall(message: str, as_json: bool = False, agent=None,
     if not entries:
         return
     if as_json:
-        from .render import emit_json_lines
+        from .jsonlight import dumps, plain
 
-        emit_json_lines(entries)
+        if not plain(entries):  # orjson's bytes, as `search` prints them
+            from .render import emit_json_lines
+
+            emit_json_lines(entries)
+            return
+        sys.stdout.write("".join(dumps(entry) + "\n" for entry in entries))
+        sys.stdout.flush()
         return
     sys.stdout.write(format_block(entries) + "\n")
     sys.stdout.flush()

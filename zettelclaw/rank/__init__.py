@@ -1,7 +1,8 @@
 """Ranked recall: BM25F over the log and the workspace's memory files, with no index file.
 
-The run's only state stays ``log.jsonl``, ``subjects.json`` and ``state.json``, so every ranked
-query computes its statistics from the log in one streaming pass:
+Every ranked query computes its statistics from the log in one streaming pass; the one thing
+kept between queries is ``rank-stats.json`` (:mod:`.kept`): N and the field lengths counted
+for the log's first bytes, so a small log's query counts only the lines appended since.
 
 1. **Analyse the question**: lowercase, split on word characters, drop stop words, Snowball
    English stems (cached). Each stem gets a *prefix* that every word with that stem starts
@@ -13,9 +14,11 @@ query computes its statistics from the log in one streaming pass:
    pure-Python scan does the same with ``bytes.find`` over 8 MB blocks. Either way Python sees
    only the matched words, stems each distinct one once and keeps, per candidate line, the
    counts of the words that really have a query stem; a term's document frequency is the
-   number of candidate lines that contain it. N (lines) and the average field lengths come
-   from the log itself when it is small (every line counted and parsed) and, above 4 MB, from
-   12 windows of 16 KB spread over the file (``pread``): no second full read.
+   number of lines that contain it (Python's scan makes no candidate of a line that holds it
+   only as a JSON key or the value of an unscored field: ``"status":"open"``). N (lines) and
+   the average field lengths come from the log itself when it is small (every line counted
+   and parsed once, the counts kept in ``rank-stats.json``) and, above 4 MB, from 12 windows
+   of 16 KB spread over the file (``pread``): no second full read.
 3. **Score** candidates best-first by BM25 over the term counts the scan saw (field and length
    unknown); ``(k1 + 1)`` times that bounds a line's exact score, so only lines that can still
    beat the current top M are read back (``mmap``), parsed, checked against the structured
@@ -35,16 +38,18 @@ MEMORY.md and ``memory/*.md`` are cut into chunks of 10-20 lines (read while rg 
 MEMORY.md's generated briefing block, which repeats the log) and scored against the same
 collection statistics (log lines plus chunks), so their scores share one scale with entries.
 
-``zettelclaw search`` with JSON output comes here through :mod:`zettelclaw.hot`, which starts rg
-before importing anything else the command needs (Typer, Rich and pydantic not at all).
+``zettelclaw search`` with JSON output comes here through :mod:`zettelclaw.hot`, which on a log
+over 4 MB starts rg before importing anything else the command needs (Typer, Rich and pydantic
+not at all); a smaller log is read in Python.
 
-The package: :mod:`.english` (stop words, irregular verbs, stems, tokens, the query's terms),
-:mod:`.bm25` (collection statistics, BM25F), :mod:`.sample` (what a scan found; N and field
-lengths from the log or from spread windows), :mod:`.scans` (the ripgrep processes and the
-Python scan), :mod:`.collection` (the same ranking over entries held in memory:
-extraction's), :mod:`.plan` (which terms a large log's scan streams; recall's match unit),
-:mod:`.rerank` (proximity, subject, when and session boosts), :mod:`.memory` (MEMORY.md and
-``memory/*.md`` chunks) and :mod:`.ranking` (``rank`` itself, step by step).
+The package: :mod:`.kept` (the counts kept between queries), :mod:`.english` (stop words,
+irregular verbs, stems, tokens, the query's terms), :mod:`.bm25` (collection statistics,
+BM25F), :mod:`.sample` (what a scan found; N and field lengths from the log or from spread
+windows), :mod:`.scans` (the ripgrep processes and the Python scan), :mod:`.collection` (the
+same ranking over entries held in memory: extraction's), :mod:`.plan` (which terms a large
+log's scan streams; recall's match unit), :mod:`.rerank` (proximity, subject, when and session
+boosts), :mod:`.memory` (MEMORY.md and ``memory/*.md`` chunks) and :mod:`.ranking` (``rank``
+itself, step by step).
 
 Every name is here, loaded with the module that holds it on first use (PEP 562): a per-turn
 command pays only for the modules it needs (``recall`` of small talk for :mod:`.english`, a
@@ -142,7 +147,7 @@ _HOME = {
     "SMALL_LOG": "scans", "Started": "scans", "scan_log": "scans", "scan_python": "scans",
     "scan_ripgrep": "scans", "start_scan": "scans",
 }
-_SUBMODULES = frozenset({"bm25", "collection", "english", "memory", "plan", "ranking",
+_SUBMODULES = frozenset({"bm25", "collection", "english", "kept", "memory", "plan", "ranking",
                          "rerank", "sample", "scans"})
 
 

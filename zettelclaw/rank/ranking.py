@@ -11,8 +11,8 @@ from ..log import is_entry, parse_line
 from .bm25 import K1, Stats, _counter, bm25f, field_counts
 from .english import analyze, prefixes_of
 from .rerank import RERANK_DEPTH, rerank
-from .sample import Scan, json_loads
-from .scans import Started, scan_log
+from .sample import SMALL_PARSE, Scan, json_loads
+from .scans import SMALL_LOG, Started, scan_log
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +49,10 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
 
 
 class _Pool:
-    """The best ``depth`` items seen so far: a min-heap of (score, tiebreak, item, why)."""
+    """The best ``depth`` items seen so far: a min-heap of (score, place, item, why). Equal
+    scores are told apart by ``place`` (an entry's offset in the log: the later line wins;
+    memory chunks below every entry), so which items it keeps and their order do not depend
+    on the order they were scored in (which follows the scan's bounds)."""
 
     def __init__(self, depth: int):
         import heapq
@@ -57,19 +60,22 @@ class _Pool:
         self._heappush, self._heapreplace = heapq.heappush, heapq.heapreplace
         self.depth = depth
         self.top: list[tuple[float, int, dict, dict | None]] = []
-        self.order = 0
 
-    def push(self, score: float, item: dict, why: dict | None) -> None:
-        self.order += 1
-        entry = (score, self.order, item, why)
+    def push(self, score: float, place: int, item: dict, why: dict | None) -> None:
+        entry = (score, place, item, why)
         if len(self.top) < self.depth:
             self._heappush(self.top, entry)
-        elif score > self.top[0][0]:
+        elif (score, place) > self.top[0][:2]:
             self._heapreplace(self.top, entry)
 
     def full_above(self, bound: float) -> bool:
         """Whether nothing scoring at most ``bound`` can still get in."""
-        return len(self.top) >= self.depth and bound <= self.top[0][0]
+        return len(self.top) >= self.depth and bound < self.top[0][0]
+
+    def ranked(self) -> list:
+        """The items, the later place first (the final sort is stable: equal scores and dates
+        keep this order)."""
+        return sorted(self.top, key=lambda entry: entry[1], reverse=True)
 
 
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
@@ -119,7 +125,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
         _score_candidates(path, scan, stats, query, structural, query_terms, pool, explain)
     if chunks:
         _score_chunks(chunks, stats, query_terms, pool, explain)
-    reranked = rerank(pool.top, query.text, query_terms, stats)
+    reranked = rerank(pool.ranked(), query.text, query_terms, stats)
     return _results(reranked, stats, scan, explain, limit)
 
 
@@ -129,11 +135,14 @@ def _collection_stats(scan: Scan, chunks: list[Chunk], query_terms: list[str]) -
     stats.df.update(scan.df_estimate)  # terms too common to stream: from the sample
     for t, lines in scan.tf.items():
         stats.df[t] = len(lines)
+    for t, lines in scan.df_only.items():
+        stats.df[t] = len(lines | scan.tf[t].keys()) if t in scan.tf else len(lines)
     for chunk in chunks:
         for t in set(chunk.tokens) & set(query_terms):
             stats.df[t] = stats.df.get(t, 0) + 1
-    for name, values in scan.sample_lengths.items():
-        stats.avg[name] = (sum(values) / len(values)) if values else 1.0
+    entries = scan.length_entries
+    for name, total in scan.length_totals.items():
+        stats.avg[name] = total / entries if entries else 1.0
     stats.finish(query_terms)
     return stats
 
@@ -179,7 +188,8 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
     needles = structural.needles()
     scored = 0
     with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        loads = json_loads(len(mm))
+        # candidates are few (EXACT_LIMIT scored): orjson only where a log is large
+        loads = json_loads(len(mm) if len(mm) > SMALL_LOG else SMALL_PARSE)
         for key in ordered:
             if pool.full_above(approx[key] * sat):
                 break
@@ -203,7 +213,7 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
             why = {} if explain else None
             score = bm25f(counts, lengths, stats, query_terms, why)
             if score > 0:
-                pool.push(score, entry, why)
+                pool.push(score, line_end, entry, why)
 
 
 def _mark_replaced(entry: dict, scan: Scan, line_end: int, include_replaced: bool) -> bool:
@@ -228,14 +238,14 @@ def _score_chunks(chunks: list[Chunk], stats: Stats, query_terms: list[str], poo
 
     avg = sum(len(c.tokens) for c in chunks) / len(chunks)
     chunk_stats = stats.with_avg({"content": avg})
-    for chunk in chunks:
+    for place, chunk in enumerate(chunks, start=-len(chunks)):  # below every entry
         why = {} if explain else None
         score = bm25f({"content": _counter(chunk.tokens)}, {"content": len(chunk.tokens)},
                       chunk_stats, query_terms, why)
         if score > 0:
             item = {"source": "memory", "path": chunk.path, "startLine": chunk.start,
                     "endLine": chunk.end, "snippet": snippet(chunk.text)}
-            pool.push(score, item, why)
+            pool.push(score, place, item, why)
 
 
 def _results(reranked: list, stats: Stats, scan: Scan, explain: bool, limit: int) -> list[dict]:

@@ -28,11 +28,16 @@ class Scan:
         self.estimated = False  # lines estimated from a sample (large log, ripgrep scan)
         # term -> line key -> occurrences; a line's key is its number (rg) or its start offset
         self.tf: dict[str, dict] = {}
+        # term -> keys of lines that hold it only where no entry is scored (a JSON key, a
+        # status): they count in its document frequency, never as candidates (Python's scan)
+        self.df_only: dict[str, set] = {}
         self.offsets: dict = {}  # line key -> a byte offset inside the line
         # where ids are named by "replaces" (resolve.StreamingResolution): filled by the same
         # pass as the terms, from Python's block scan or from ripgrep's output
         self.resolution = None
-        self.sample_lengths: dict[str, list[int]] = {f: [] for f in FIELDS}
+        # the field lengths seen: per field their total, over ``length_entries`` entries
+        self.length_totals: dict[str, int] = dict.fromkeys(FIELDS, 0)
+        self.length_entries = 0
         # a large log's sample: entries seen, and per query term how many of them hold it
         # (counted when the scan is planned from the sample: see plan_stream)
         self.sampled = 0
@@ -46,6 +51,11 @@ class Scan:
 # below this a log's lines are parsed by the standard library's C scanner: importing orjson (and
 # the dataclasses, uuid and json it imports) costs more than it saves on so few lines
 LIGHT_JSON_BELOW = 512 << 10
+
+
+# a read of at most this many bytes' lines (a log's appended tail, candidate lines read back)
+# parses them with the standard library's scanner whatever the log's size
+SMALL_PARSE = LIGHT_JSON_BELOW - 1
 
 
 def json_loads(size: int):
@@ -81,7 +91,7 @@ def entry_parser(loads):
 
 def _sample(block: bytes, scan: Scan, every_line: bool, loads=None) -> None:
     loads = loads or json_loads(len(block))
-    lengths = scan.sample_lengths
+    lengths = scan.length_totals
     lines = block.split(b"\n") if every_line else block.split(b"\n", SAMPLE_LINES_PER_BLOCK)[:-1]
     for line in lines:
         if not line:
@@ -91,17 +101,39 @@ def _sample(block: bytes, scan: Scan, every_line: bool, loads=None) -> None:
         except ValueError:
             continue
         if is_entry(obj):
+            scan.length_entries += 1
             counts = scan.sample_df
             found = set() if counts is not None else None
             for name in FIELDS:
                 tokens = words(field_text(obj, name))
-                lengths[name].append(len(tokens))
+                lengths[name] += len(tokens)
                 if found is not None:
                     found.update(stem(w) for w in tokens if w.startswith(scan.prefixes))
             if found is not None:
                 scan.sampled += 1
                 for t in found & counts.keys():
                     counts[t] += 1
+
+
+def count_all(path, fd: int, size: int, scan: Scan, data: bytes | None = None) -> None:
+    """N and the field lengths of every line of the log open at ``fd`` (``size`` bytes): the
+    counts kept from earlier queries (:mod:`.kept`) plus the lines appended since."""
+    from .kept import count_log
+
+    def count_lines(block: bytes, counted) -> None:
+        part = Scan()
+        part.lines = _count_lines(block)
+        _sample(block, part, True, json_loads(len(block)))
+        counted.lines += part.lines
+        counted.entries += part.length_entries
+        for name in FIELDS:
+            counted.totals[name] += part.length_totals[name]
+
+    counted = count_log(path, fd, size, count_lines, data)
+    scan.lines += counted.lines
+    scan.length_entries += counted.entries
+    for name in FIELDS:
+        scan.length_totals[name] += counted.totals[name]
 
 
 def _estimate(path: Path, size: int, scan: Scan) -> None:

@@ -7,7 +7,16 @@ import os
 
 from ..ripgrep import ripgrep
 from .english import prefixes_of, stem
-from .sample import Scan, _count_lines, _estimate, _sample, entry_parser, json_loads
+from .sample import (
+    SMALL_PARSE,
+    Scan,
+    _count_lines,
+    _estimate,
+    _sample,
+    count_all,
+    entry_parser,
+    json_loads,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,13 +25,17 @@ if TYPE_CHECKING:
 SMALL_LOG = 4 << 20          # below this every line is sampled and counted
 
 
-def _blocks(path: Path):
-    """``(base offset, block)`` pairs of whole lines (the last may lack its newline)."""
+def _blocks(path: Path, scan: Scan | None = None):
+    """``(base offset, block)`` pairs of whole lines (the last may lack its newline). A small
+    log is one block: read at once, its N and field lengths counted into ``scan`` (see
+    :func:`.sample.count_all`)."""
     if os.path.getsize(path) <= SMALL_LOG:  # one read (Log would import pathlib for it)
         from ..fsutil import open_read
 
         with open_read(path) as fh:
             block = fh.read()
+            if scan is not None:
+                count_all(path, fh.fileno(), len(block), scan, block)
         if block:
             yield 0, block
         return
@@ -45,9 +58,29 @@ def _word_end(data: bytes, at: int) -> int:
     return end
 
 
-def _add_match(scan: Scan, key: int, offset: int, word: str, wanted: set[str]) -> None:
-    term = stem(word.lower())
-    if term not in wanted:
+# the fields a line is scored on (bm25.FIELDS), as keys of compact JSON
+_TEXT_KEYS = (b'"content":', b'"detail":', b'"subject":')
+
+
+def _structural(low: bytes, i: int) -> bool:
+    """Whether the word at ``i`` starts a JSON key or the value of a field no entry is scored
+    on (``"status":"open"``, ``"type":"task"``): in JSON a raw quote is never inside a string,
+    so ``,"`` or ``{"`` before a word opens a key and ``:"`` a value, whose key ends right
+    before it. Anything else (spaces, a nested object) counts as text."""
+    if i < 2 or low[i - 1] != 0x22:  # '"'
+        return False
+    before = low[i - 2]
+    if before == 0x2C or before == 0x7B:  # ',' '{'
+        return True
+    return before == 0x3A and not low.endswith(_TEXT_KEYS, 0, i - 1)  # ':'
+
+
+def _add_match(scan: Scan, key: int, offset: int, term: str, structural: bool) -> None:
+    """A query term at ``offset`` in the line at ``key``. A structural match (a key, a status)
+    adds nothing any entry is scored on, so it makes no candidate and no term count; it still
+    counts in the term's document frequency, as rg's scan counts it."""
+    if structural:
+        scan.df_only.setdefault(term, set()).add(key)
         return
     lines = scan.tf.setdefault(term, {})
     lines[key] = lines.get(key, 0) + 1
@@ -66,19 +99,27 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
         for variant in {p, p.capitalize(), p.upper()}:  # bytes.lower() folds ASCII only
             needles.add(variant.encode().lower())
     size = os.path.getsize(path)
-    small, loads = size <= SMALL_LOG, json_loads(size)
-    for base, block in _blocks(path):
-        scan.lines += _count_lines(block)
-        _sample(block, scan, small, loads)
+    small = size <= SMALL_LOG
+    loads = json_loads(SMALL_PARSE if small else size)  # a small log parses few lines here
+    for base, block in _blocks(path, scan if small else None):
+        if not small:
+            scan.lines += _count_lines(block)
+            _sample(block, scan, False, loads)
         low = block.lower()
+        term_of: dict[bytes, str | None] = {}  # a matched word -> its query term, or None
         for needle in needles:
             i = low.find(needle)
             while i != -1:
                 if i == 0 or low[i - 1] not in _WORD_BYTES and low[i - 1] < 0x80:
                     end = _word_end(low, i)
-                    word = low[i:end].decode("utf-8", "replace")
-                    start = low.rfind(b"\n", 0, i) + 1
-                    _add_match(scan, base + start, base + i, word, wanted)
+                    raw = low[i:end]
+                    term = term_of.get(raw, needle)
+                    if term is needle:
+                        term = stem(raw.decode("utf-8", "replace").lower())
+                        term = term_of[raw] = term if term in wanted else None
+                    if term is not None:
+                        start = low.rfind(b"\n", 0, i) + 1
+                        _add_match(scan, base + start, base + i, term, _structural(low, i))
                     i = end
                 i = low.find(needle, i + 1)
         for at, target in replaces_in(block):  # compact, or written by hand with spaces
@@ -206,10 +247,10 @@ def _sample_first(path, size: int, scan: Scan, query_terms: list[str], plan) -> 
 def _sample_log(path, size: int, scan: Scan) -> None:
     """N and the field lengths: every line of a small log, spread windows of a large one."""
     if size <= SMALL_LOG:
-        loads = json_loads(size)
-        for _, block in _blocks(path):
-            scan.lines += _count_lines(block)
-            _sample(block, scan, True, loads)
+        from ..fsutil import open_read
+
+        with open_read(path) as fh:
+            count_all(path, fh.fileno(), os.fstat(fh.fileno()).st_size, scan)
     else:
         _estimate(path, size, scan)
 
