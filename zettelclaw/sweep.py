@@ -254,15 +254,7 @@ def advance(seen: dict[str, list]) -> bool:
         swept = state.swept_up_to()
         moved = False
         for agent, sessions in seen.items():
-            horizon = None
-            for updated, session_id, done in sorted(sessions, key=lambda s: s[0]):
-                if done is None:
-                    record = state.extractedSessions.get(session_id) or {}
-                    done = session_id in state.failedSessions or (
-                        _newer(record.get("at"), updated) and not record.get("held"))
-                if not done:
-                    break
-                horizon = updated
+            horizon = _horizon(sessions, state.extractedSessions, state.failedSessions)
             before = parse_ts(swept.get(agent))
             if horizon is not None and (before is None or horizon > before):
                 # to the microsecond: the session updated at it is covered, a later one not
@@ -280,19 +272,27 @@ def _would_move(state: _View, seen: dict[str, list]) -> bool:
     """Whether :func:`advance` would move some agent's ``sweptUpTo`` (read without the lock:
     the locked pass decides again)."""
     for agent, sessions in seen.items():
-        horizon = None
-        for updated, session_id, done in sorted(sessions, key=lambda s: s[0]):
-            if done is None:
-                record = state.extractedSessions.get(session_id) or {}
-                done = session_id in state.failedSessions or (
-                    _newer(record.get("at"), updated) and not record.get("held"))
-            if not done:
-                break
-            horizon = updated
+        horizon = _horizon(sessions, state.extractedSessions, state.failedSessions)
         before = state.swept.get(agent)
         if horizon is not None and (before is None or horizon > before):
             return True
     return False
+
+
+def _horizon(sessions: list, extracted: dict, failed: dict) -> datetime | None:
+    """The latest update of one agent's ``sessions`` ([(last update, sessionId, done)]) up to
+    which every one is done: done already, or, when not known (None), its record newer than
+    its update and holding nothing open, or a failure recorded."""
+    horizon = None
+    for updated, session_id, done in sorted(sessions, key=lambda s: s[0]):
+        if done is None:
+            record = extracted.get(session_id) or {}
+            done = session_id in failed or (
+                _newer(record.get("at"), updated) and not record.get("held"))
+        if not done:
+            break
+        horizon = updated
+    return horizon
 
 
 class _View:
