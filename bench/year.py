@@ -21,7 +21,7 @@ of ``bench/year_model.py`` (a real HTTP server on 127.0.0.1). Then it prints:
   briefing's counts, contradiction flags and how many are real;
 * the issues' targets, each ``ok`` or ``MISSED`` (nothing here fails: a benchmark reports).
 
-    python bench/year.py [--days 90] [--seed 7] [--json year.json] [--repeat 5] [--keep DIR]
+    python bench/year.py [--days 180] [--seed 7] [--json year.json] [--repeat 5] [--keep DIR]
 
 The default length fits about 15 minutes on a loaded 2-core machine; ``--days 365`` is the
 whole year. The same seed gives the same year; a shorter run is the start of a longer one.
@@ -54,7 +54,7 @@ from year_model import YearModel  # noqa: E402
 
 from tests.openclaw_home import OpenClawHome  # noqa: E402
 
-DEFAULT_DAYS = 90
+DEFAULT_DAYS = 180
 CHECKPOINTS = (1, 30, 90, 180, 365)
 NIGHT = timedelta(hours=23, minutes=30)
 AGENT, KEY = "main", "agent:main:main"
