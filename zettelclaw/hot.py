@@ -212,13 +212,7 @@ def _search(argv: list[str]) -> bool:
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does
-    from .render import emit_json_lines
-
-    try:
-        emit_json_lines(results)
-    except BrokenPipeError:  # `zettelclaw search ... | head`
-        _quiet_stdout()
-    return True
+    return _print_results(results)
 
 
 def _search_words(words: str, opts: dict[str, str], agents: list[str],
@@ -251,11 +245,7 @@ def _search_words(words: str, opts: dict[str, str], agents: list[str],
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does
-    try:
-        _emit(results)
-    except BrokenPipeError:  # `zettelclaw search ... | head`
-        _quiet_stdout()
-    return True
+    return _print_results(results)
 
 
 def _positive(value: str) -> bool:
@@ -270,18 +260,15 @@ def _small(log: str) -> bool:
         return True
 
 
-def _emit(results: list[dict]) -> None:
-    """JSON Lines: the standard library's C encoder for a page of plain results (the same
-    bytes), orjson for the rest."""
-    from .jsonlight import dumps, plain
+def _print_results(results: list[dict]) -> bool:
+    """A search's results as JSON Lines; a closed pipe (``| head``) is quiet."""
+    from .jsonlight import write_lines
 
-    if len(results) > 200 or not plain(results):
-        from .render import emit_json_lines
-
-        emit_json_lines(results)
-        return
-    sys.stdout.write("".join(dumps(item) + "\n" for item in results))
-    sys.stdout.flush()
+    try:
+        write_lines(results)
+    except BrokenPipeError:
+        _quiet_stdout()
+    return True
 
 
 def _start_filtered(opts: dict[str, str]):

@@ -6,7 +6,10 @@ can print the same bytes whichever it used."""
 
 from __future__ import annotations
 
+import sys
+
 _encode = None
+PAGE = 200  # above this many lines orjson's chunked writer is the faster one
 
 
 def _encoder():
@@ -56,3 +59,15 @@ def plain(obj, depth: int = 0) -> bool:
         return all(type(key) is str and plain(key) and plain(value, depth + 1)
                    for key, value in obj.items())
     return False
+
+
+def write_lines(items: list) -> None:
+    """``items`` as JSON Lines on stdout: a page of plain values by :func:`dumps`, anything
+    longer or not plain by orjson (:func:`zettelclaw.render.emit_json_lines`): the same bytes."""
+    if len(items) > PAGE or not plain(items):
+        from .render import emit_json_lines
+
+        emit_json_lines(items)
+        return
+    sys.stdout.write("".join(dumps(item) + "\n" for item in items))
+    sys.stdout.flush()

@@ -298,15 +298,9 @@ def print_recall(message: str, as_json: bool = False, agent=None,
     if not entries:
         return
     if as_json:
-        from .jsonlight import dumps, plain
+        from .jsonlight import write_lines
 
-        if not plain(entries):  # orjson's bytes, as `search` prints them
-            from .render import emit_json_lines
-
-            emit_json_lines(entries)
-            return
-        sys.stdout.write("".join(dumps(entry) + "\n" for entry in entries))
-        sys.stdout.flush()
+        write_lines(entries)  # the bytes `search` prints
         return
     sys.stdout.write(format_block(entries) + "\n")
     sys.stdout.flush()
