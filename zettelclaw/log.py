@@ -113,6 +113,15 @@ def parse_known(line: bytes) -> dict | None:
 AGENT_FIELD = b'"agent":"'
 
 
+def line_at(data, at: int) -> bytes:
+    """The line of ``data`` (the log's bytes, or a map of them) that holds byte ``at``,
+    without its newline: how a search of the raw log for an id or a field reads the one line
+    it found."""
+    start = data.rfind(b"\n", 0, at) + 1
+    stop = data.find(b"\n", at)
+    return data[start:stop if stop >= 0 else len(data)]
+
+
 def agents_in(data: bytes, default: str, *, records: bool = True) -> set[str] | None:
     """The agents of the entries of ``data`` (the log's bytes; with ``records``, of its
     forgets, undos and tombstones too), the default first, told without parsing every line:
@@ -134,9 +143,7 @@ def agents_in(data: bytes, default: str, *, records: bool = True) -> set[str] | 
             return None
         agent = raw.decode("utf-8", "replace")
         if agent and agent not in found:
-            start = data.rfind(b"\n", 0, field_at) + 1
-            stop = data.find(b"\n", close)
-            line = parse(data[start:stop if stop >= 0 else len(data)])
+            line = parse(line_at(data, close))
             if line is not None and paths.entry_agent(line, default) == agent:
                 found.add(agent)
         field_at = data.find(AGENT_FIELD, close)

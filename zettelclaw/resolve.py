@@ -230,7 +230,7 @@ class StreamingResolution:
     def _entry_at(self, at: int) -> dict | None:
         import mmap
 
-        from .log import parse_known
+        from .log import line_at, parse_known
 
         parse_line = self._parse if self._parse is not None else parse_known
         if self._map is None:
@@ -239,9 +239,7 @@ class StreamingResolution:
             with open_read(self.path) as fh:
                 self._map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         data = self._map
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        line = data[start:end if end >= 0 else len(data)]
+        line = line_at(data, at)
         found = parse_line(line)
         return found if found is not None or parse_line is parse_known else parse_known(line)
 

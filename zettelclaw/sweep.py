@@ -110,7 +110,7 @@ def _log_marks(sessions: set[str]) -> dict[str, str]:
     log's bytes are searched for each id and only the lines naming one are parsed (a night's
     new sessions are in none), a purged entry's tombstone too."""
     from .fsutil import read_bytes
-    from .log import parse_line
+    from .log import line_at, parse_line
 
     raw = read_bytes(paths.log_path()) or b""
     marks: dict[str, str] = {}
@@ -118,15 +118,12 @@ def _log_marks(sessions: set[str]) -> dict[str, str]:
         needle = sid.encode()
         at = raw.find(needle)
         while at != -1:
-            start = raw.rfind(b"\n", 0, at) + 1
-            end = raw.find(b"\n", at)
-            end = len(raw) if end == -1 else end
-            entry = parse_line(raw[start:end])
+            entry = parse_line(line_at(raw, at))
             stamp = entry.get("timestamp") if entry is not None else None
             if entry is not None and entry.get("session") == sid and isinstance(stamp, str) \
                     and stamp > marks.get(sid, ""):
                 marks[sid] = stamp
-            at = raw.find(needle, end)
+            at = raw.find(needle, at + len(needle))
     return marks
 
 

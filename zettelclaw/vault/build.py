@@ -202,17 +202,15 @@ class _Reading:
         """The entry ``entry_id`` of ``agent`` before the lines parsed (the last line that
         holds it), or None (unknown, another agent's, or no entry: a tombstone)."""
         from .. import paths
-        from ..log import parse_line
+        from ..log import line_at, parse_line
 
         needle = b'"id":' + _json_string(entry_id)
         at = self.data.rfind(needle, 0, self.base)
         while at >= 0:
-            start = self.data.rfind(b"\n", 0, at) + 1
-            stop = self.data.find(b"\n", at)
-            entry = parse_line(self.data[start:stop if stop >= 0 else len(self.data)])
+            entry = parse_line(line_at(self.data, at))
             if entry is not None and entry["id"] == entry_id:
                 return entry if paths.entry_agent(entry, self.default) == agent else None
-            at = self.data.rfind(needle, 0, start)
+            at = self.data.rfind(needle, 0, at)
         return None
 
     def mark(self) -> list:
