@@ -310,23 +310,9 @@ class _View:
 
 
 def _view() -> _View:
-    import orjson
+    from . import statefile
 
-    from .fsutil import read_bytes
-
-    raw = read_bytes(paths.state_path())
-    try:
-        data = orjson.loads(raw) if raw else {}
-    except orjson.JSONDecodeError:
-        data = None
-    if not (isinstance(data, dict) and all(
-            isinstance(table, dict) and all(isinstance(v, dict) for v in table.values())
-            for table in (data.get("extractedSessions") or {}, data.get("failedSessions") or {}))
-            and isinstance(data.get("version", 1), int)):
-        from .state import State
-
-        return _View(State.load().model_dump(mode="json"))  # or its clear error
-    return _View(data)
+    return _View(statefile.load())  # plain JSON; a file that is not state JSON: its error
 
 
 def quiet() -> Summary | None:
