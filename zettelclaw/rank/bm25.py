@@ -52,7 +52,8 @@ def field_counts(entry: dict, wanted: set[str], prefixes: tuple[str, ...]
     words that start with a query prefix are stemmed (the rest cannot have a query stem)."""
     counts, lengths = {}, {}
     for name in FIELDS:
-        tokens = words(field_text(entry, name))
+        value = entry.get(name)
+        tokens = words(value) if isinstance(value, str) else []
         lengths[name] = len(tokens)
         found: dict[str, int] = {}
         for w in tokens:
@@ -69,19 +70,26 @@ def bm25f(counts: dict[str, dict[str, int]], lengths: dict[str, int], stats: Sta
     """BM25F: per-field weighted, length-normalised term frequency, saturated once.
     ``counts``: per field, term -> occurrences."""
     score = 0.0
+    fields = None  # per field with a query term: its counts, weight and norm (worked out once)
     for t in query_terms:
         weight = stats.idf.get(t, 0.0)
         if not weight:
             continue
+        if fields is None:
+            fields = []
+            for name, counter in counts.items():
+                if counter:
+                    avg = stats.avg.get(name) or 1.0
+                    b = NORMS.get(name, 0.75)
+                    fields.append((name, counter, WEIGHTS.get(name, 1.0),
+                                   1.0 - b + b * lengths[name] / avg))
         tf = 0.0
         per_field = {}
-        for name, counter in counts.items():
+        for name, counter, w, norm in fields:
             raw = counter.get(t, 0)
             if not raw:
                 continue
-            avg = stats.avg.get(name) or 1.0
-            norm = 1.0 - NORMS.get(name, 0.75) + NORMS.get(name, 0.75) * lengths[name] / avg
-            tf += WEIGHTS.get(name, 1.0) * raw / norm
+            tf += w * raw / norm
             per_field[name] = raw
         if tf:
             part = weight * tf * (K1 + 1) / (tf + K1)
