@@ -131,9 +131,8 @@ def _scan_small(path, scan: Scan, needles: set[bytes], wanted: set[str],
     with open_read(path) as fh:
         fd = fh.fileno()
         size = os.fstat(fd).st_size
-        found = index.load(path, fd, size) if size >= index.INDEX_FROM else None
-        if found is not None and not index.usable(needles):
-            found = None
+        kept = index.load(path, fd, size) if size >= index.INDEX_FROM else None
+        found = kept if kept is not None and index.usable(needles) else None
         start = found.size if found is not None else 0
         data = os.pread(fd, size - start, start) if size > start else b""
         count_all(path, fd, size, scan, None if start else data)
@@ -141,7 +140,8 @@ def _scan_small(path, scan: Scan, needles: set[bytes], wanted: set[str],
             found.apply(scan, needles, wanted)
         if data:
             _find(scan, data, start, needles, wanted, named_at)
-        index.keep(path, fd, data, start, found)
+        if found is kept:  # (a kept index this query could not use stays as it is)
+            index.keep(path, fd, data, start, found)
     return found
 
 
