@@ -46,23 +46,33 @@ def field_text(entry: dict, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def field_counts(entry: dict, wanted: set[str], prefixes: tuple[str, ...]
+def field_counts(entry: dict, wanted: set[str], prefixes: tuple[str, ...],
+                 seen: dict[str, str | None] | None = None
                  ) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     """Per field: the counts of the query stems it contains, and its length in words. Only
-    words that start with a query prefix are stemmed (the rest cannot have a query stem)."""
+    words that start with a query prefix are stemmed (the rest cannot have a query stem).
+    ``seen``: the query stem (or None) of each word met so far, kept by a caller that counts
+    many entries for one query (a word is looked at once, then looked up)."""
     counts, lengths = {}, {}
+    if seen is None:
+        seen = {}
     for name in FIELDS:
         value = entry.get(name)
         tokens = words(value) if isinstance(value, str) else []
         lengths[name] = len(tokens)
         found: dict[str, int] = {}
         for w in tokens:
-            if w.startswith(prefixes) and keep(w):
-                t = stem(w)
-                if t in wanted:
-                    found[t] = found.get(t, 0) + 1
+            t = seen.get(w, _UNSEEN)
+            if t is _UNSEEN:
+                t = stem(w) if w.startswith(prefixes) and keep(w) else None
+                t = seen[w] = t if t in wanted else None
+            if t is not None:
+                found[t] = found.get(t, 0) + 1
         counts[name] = found
     return counts, lengths
+
+
+_UNSEEN = object()
 
 
 def bm25f(counts: dict[str, dict[str, int]], lengths: dict[str, int], stats: Stats,

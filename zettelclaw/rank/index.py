@@ -74,8 +74,6 @@ class Index:
     def apply(self, scan, needles, wanted: set[str]) -> None:
         """Into ``scan``: what a scan of the kept bytes finds for ``needles`` (word starts, as
         :func:`.scans.scan_python` looks for them) whose words stem to a term in ``wanted``."""
-        from bisect import bisect_left
-
         from .english import stem
 
         words, arrays = self.words, self.arrays
@@ -84,7 +82,7 @@ class Index:
         tf, df_only, offsets = scan.tf, scan.df_only, scan.offsets
         end = len(words)
         for needle in needles:
-            k = bisect_left(words, needle)
+            k = _first(words, needle)
             while k < end and words[k].startswith(needle):
                 term = stem(words[k].decode("utf-8", "replace").lower())
                 if term in wanted:
@@ -102,6 +100,18 @@ class Index:
                             found.update(zip(keys, counts[a:b], strict=True))
                         offsets.update(zip(keys, keys, strict=True))
                 k += 1
+
+
+def _first(words: list[bytes], needle: bytes) -> int:
+    """Where ``needle`` goes in the sorted ``words`` (bisect_left, without loading bisect)."""
+    lo, hi = 0, len(words)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if words[mid] < needle:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 class Named:

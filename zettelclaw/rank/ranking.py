@@ -187,6 +187,7 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
     wanted = set(query_terms)
     prefixes = tuple(prefixes_of(query_terms))
     needles = structural.needles()
+    seen: dict[str, str | None] = {}  # word -> its query stem or None (see field_counts)
     scored = 0
     with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         # candidates are few (EXACT_LIMIT scored): orjson only where a log is large
@@ -210,7 +211,7 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
             scored += 1
             if not _mark_replaced(entry, scan, line_end, query.include_replaced):
                 continue
-            counts, lengths = field_counts(entry, wanted, prefixes)
+            counts, lengths = field_counts(entry, wanted, prefixes, seen)
             score = bm25f(counts, lengths, stats, query_terms)
             if score > 0:  # (explained once it stays in the pool: see _explain)
                 pool.push(score, line_end, entry, (counts, lengths) if explain else None)

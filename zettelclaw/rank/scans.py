@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 
-from ..ripgrep import ripgrep
 from .english import prefixes_of, stem
 from .sample import (
     SMALL_PARSE,
@@ -190,8 +189,10 @@ def start_scan(path, query_terms: list[str]) -> Started | None:
     """Start the rg processes that scan ``path`` for ``query_terms`` (None without rg, terms or
     log). :func:`rank` given it picks their output up; what the caller does between the two
     runs while rg works."""
-    rg = ripgrep()
     from ..fsutil import check_regular
+    from ..ripgrep import ripgrep
+
+    rg = ripgrep()
 
     if not rg or not query_terms or not check_regular(path):
         return None
@@ -344,7 +345,12 @@ def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | No
             small = False
         if small:
             return _scan_here(path, query_terms, meanwhile)
-    rg = started.procs["terms"].args[0] if started is not None else ripgrep()
+    if started is not None:
+        rg = started.procs["terms"].args[0]
+    else:
+        from ..ripgrep import ripgrep  # (imported here: a small log is read in Python)
+
+        rg = ripgrep()
     pending = [meanwhile] if meanwhile is not None else []
 
     def once():
