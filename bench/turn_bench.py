@@ -3,6 +3,8 @@ process per prompt) on a small log against bare Python's start, and on the 1M-en
 ripgrep reading the same file, each reference timed in the same run:
 
     recall, 200-entry log: a relevant message, small talk, --handoff  vs  python -c pass  (≤ 3×)
+    recall --handoff and search WORD, 10,000-entry log (a year of use, read in Python: the
+        kept counts and words of rank-stats.json and rank-index.bin)  vs  python -c pass  (≤ 3×)
     recall, 1M log: three words (frequent, medium, rare: synth.query_words()), --handoff,
         and a message of common words only        vs  rg -c -i -e w1 -e w2 -e w3 log.jsonl  (≤ 3×)
 
@@ -32,6 +34,7 @@ from common import in_turns, size_and_repeat, tool  # noqa: E402
 
 TARGET = 3.0
 SMALL = 200
+YEAR = 10_000  # about a year of use: bench/year.py's log has 10,545 lines on day 365
 
 
 def row(name: str, ours: tuple, ref: tuple, output: str) -> dict:
@@ -93,6 +96,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 results.append(row(f"{name} ({SMALL})", found, runs["ref"],
                                    said(found[2], silent="small talk" in name)))
 
+        results += _year(source, Path(tmp) / "year", env, zc, repeat)
+
         home = Path(tmp) / "zc"
         home.mkdir(mode=0o700)
         log = home / "log.jsonl"
@@ -118,6 +123,39 @@ def main(argv: list[str] | None = None) -> list[dict]:
         name = "recall, common words only"
         results.append(row(f"{name} ({args.size:,})", runs[name], runs["common ref"],
                            said(runs[name][2], silent=True)))
+    return results
+
+
+def _year(source: Path, home: Path, env: dict, zc: str, repeat: int) -> list[dict]:
+    """A year-size log (under 4 MB: read in Python): the turn after the one that kept its
+    counts and words, as every turn but the first finds them."""
+    import json
+
+    home.mkdir(mode=0o700)
+    with open(source, "rb") as fh, open(home / "log.jsonl", "wb") as out:
+        lines = [fh.readline() for _ in range(YEAR)]
+        out.writelines(lines)
+    entry = json.loads(lines[YEAR // 2])
+    message = "what about " + " ".join(entry["content"].split()[:6]) + "?"
+    word = max(entry["content"].split(), key=len).strip(".,;:!?").lower()
+    year_env = {**env, "ZETTELCLAW_HOME": str(home)}
+    subprocess.run([zc, "recall", "--", message], env=year_env, check=True,
+                   stdout=subprocess.DEVNULL)  # the first turn keeps the counts and the words
+    size = (home / "log.jsonl").stat().st_size
+    print(f"\nyear-size log: {YEAR:,} entries, {size / 1e6:.1f} MB; message {message!r}, "
+          f"word {word!r}; best of {repeat}, in turns")
+    runs = in_turns({
+        "ref": [sys.executable, "-c", "pass"],
+        "recall --handoff, relevant message":
+            [zc, "recall", "--handoff", "--text", "--", message],
+        f"search {word}": [zc, "search", "--json", word],
+    }, year_env, repeat)
+    results = []
+    for name, found in runs.items():
+        if name != "ref":
+            hits = found[2].count(b'{"id":')
+            output = said(found[2]) if name.startswith("recall") else f"{hits} results"
+            results.append(row(f"{name} ({YEAR:,})", found, runs["ref"], output))
     return results
 
 

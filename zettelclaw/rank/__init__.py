@@ -1,8 +1,10 @@
-"""Ranked recall: BM25F over the log and the workspace's memory files, with no index file.
+"""Ranked recall: BM25F over the log and the workspace's memory files.
 
-Every ranked query computes its statistics from the log in one streaming pass; the one thing
-kept between queries is ``rank-stats.json`` (:mod:`.kept`): N and the field lengths counted
-for the log's first bytes, so a small log's query counts only the lines appended since.
+Every ranked query computes its statistics from the log in one streaming pass; what is kept
+between queries, for a small log (under 4 MB), are two caches of its first bytes, checked
+against the log on every read: ``rank-stats.json`` (:mod:`.kept`), N and the field lengths,
+and ``rank-index.bin`` (:mod:`.index`), what the scan below finds there (every word with the
+lines holding it, the ``"replaces"``), so a query counts and scans only the lines appended since.
 
 1. **Analyse the question**: lowercase, split on word characters, drop stop words, Snowball
    English stems (cached). Each stem gets a *prefix* that every word with that stem starts
@@ -42,7 +44,8 @@ collection statistics (log lines plus chunks), so their scores share one scale w
 over 4 MB starts rg before importing anything else the command needs (Typer, Rich and pydantic
 not at all); a smaller log is read in Python.
 
-The package: :mod:`.kept` (the counts kept between queries), :mod:`.english` (stop words,
+The package: :mod:`.kept` (the counts kept between queries), :mod:`.index` (the words kept
+between queries), :mod:`.english` (stop words,
 irregular verbs, stems, tokens, the query's terms), :mod:`.bm25` (collection statistics,
 BM25F), :mod:`.sample` (what a scan found; N and field lengths from the log or from spread
 windows), :mod:`.scans` (the ripgrep processes and the Python scan), :mod:`.collection` (the
@@ -147,8 +150,8 @@ _HOME = {
     "SMALL_LOG": "scans", "Started": "scans", "scan_log": "scans", "scan_python": "scans",
     "scan_ripgrep": "scans", "start_scan": "scans",
 }
-_SUBMODULES = frozenset({"bm25", "collection", "english", "kept", "memory", "plan", "ranking",
-                         "rerank", "sample", "scans"})
+_SUBMODULES = frozenset({"bm25", "collection", "english", "index", "kept", "memory", "plan",
+                         "ranking", "rerank", "sample", "scans"})
 
 
 def __getattr__(name: str):

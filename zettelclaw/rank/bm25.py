@@ -46,22 +46,33 @@ def field_text(entry: dict, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def field_counts(entry: dict, wanted: set[str], prefixes: tuple[str, ...]
+def field_counts(entry: dict, wanted: set[str], prefixes: tuple[str, ...],
+                 seen: dict[str, str | None] | None = None
                  ) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     """Per field: the counts of the query stems it contains, and its length in words. Only
-    words that start with a query prefix are stemmed (the rest cannot have a query stem)."""
+    words that start with a query prefix are stemmed (the rest cannot have a query stem).
+    ``seen``: the query stem (or None) of each word met so far, kept by a caller that counts
+    many entries for one query (a word is looked at once, then looked up)."""
     counts, lengths = {}, {}
+    if seen is None:
+        seen = {}
     for name in FIELDS:
-        tokens = words(field_text(entry, name))
+        value = entry.get(name)
+        tokens = words(value) if isinstance(value, str) else []
         lengths[name] = len(tokens)
         found: dict[str, int] = {}
         for w in tokens:
-            if w.startswith(prefixes) and keep(w):
-                t = stem(w)
-                if t in wanted:
-                    found[t] = found.get(t, 0) + 1
+            t = seen.get(w, _UNSEEN)
+            if t is _UNSEEN:
+                t = stem(w) if w.startswith(prefixes) and keep(w) else None
+                t = seen[w] = t if t in wanted else None
+            if t is not None:
+                found[t] = found.get(t, 0) + 1
         counts[name] = found
     return counts, lengths
+
+
+_UNSEEN = object()
 
 
 def bm25f(counts: dict[str, dict[str, int]], lengths: dict[str, int], stats: Stats,
@@ -69,19 +80,26 @@ def bm25f(counts: dict[str, dict[str, int]], lengths: dict[str, int], stats: Sta
     """BM25F: per-field weighted, length-normalised term frequency, saturated once.
     ``counts``: per field, term -> occurrences."""
     score = 0.0
+    fields = None  # per field with a query term: its counts, weight and norm (worked out once)
     for t in query_terms:
         weight = stats.idf.get(t, 0.0)
         if not weight:
             continue
+        if fields is None:
+            fields = []
+            for name, counter in counts.items():
+                if counter:
+                    avg = stats.avg.get(name) or 1.0
+                    b = NORMS.get(name, 0.75)
+                    fields.append((name, counter, WEIGHTS.get(name, 1.0),
+                                   1.0 - b + b * lengths[name] / avg))
         tf = 0.0
         per_field = {}
-        for name, counter in counts.items():
+        for name, counter, w, norm in fields:
             raw = counter.get(t, 0)
             if not raw:
                 continue
-            avg = stats.avg.get(name) or 1.0
-            norm = 1.0 - NORMS.get(name, 0.75) + NORMS.get(name, 0.75) * lengths[name] / avg
-            tf += WEIGHTS.get(name, 1.0) * raw / norm
+            tf += w * raw / norm
             per_field[name] = raw
         if tf:
             part = weight * tf * (K1 + 1) / (tf + K1)

@@ -25,6 +25,7 @@ import os
 from .bm25 import FIELDS
 
 CACHE_FILE = "rank-stats.json"
+INDEX_FILE = "rank-index.bin"  # .index.CACHE_FILE (dropped with the counts)
 CHECK = 256             # bytes before the counted end whose CRC must match
 STORE_AFTER = 16 << 10  # store again once this much log lies beyond the kept counts
 _VERSION = 1
@@ -123,24 +124,33 @@ def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) 
 def _store(where: str, log_path, inode: int, counted: Counted, crc: int) -> None:
     """Write the counts if the directory lock is free right now and the log is still the one
     counted; any failure leaves the cache as it was (or absent)."""
-    import fcntl
-
-    directory = os.path.dirname(where) or "."
     text = ("{" + f'"version":{_VERSION},"inode":{inode},"size":{counted.size},"crc":{crc},'
             f'"lines":{counted.lines},"entries":{counted.entries},'
             + ",".join(f'"{name}":{counted.totals[name]}' for name in FIELDS) + "}\n")
+    _put(where, log_path, inode, text.encode(), CACHE_FILE)
+
+
+def _put(where: str, log_path, inode: int, payload: bytes, name: str) -> None:
+    """Write ``payload`` to ``where`` (temp file ``.name.PID.tmp`` and rename) if the directory
+    lock is free right now, the log still has ``inode`` and nothing but a regular file is in
+    the way; any failure leaves the file as it was (or absent)."""
+    import fcntl
+
+    directory = os.path.dirname(where) or "."
     try:
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return
-    tmp = os.path.join(directory, f".{CACHE_FILE}.{os.getpid()}.tmp")
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.stat(log_path).st_ino != inode or not _replaceable(where):
             return
         out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
-            os.write(out, text.encode())
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(out, view):]
         finally:
             os.close(out)
         os.replace(tmp, where)
@@ -164,8 +174,11 @@ def _replaceable(where: str) -> bool:
 
 
 def drop(log_dir) -> None:
-    """Delete the kept counts (``purge``, under its lock: the next query counts again)."""
-    try:
-        os.unlink(os.path.join(os.fspath(log_dir), CACHE_FILE))
-    except FileNotFoundError:
-        pass
+    """Delete the kept counts and the kept index (:mod:`.index`, which holds words of
+    entries) (``purge``, ``subjects rename``, under the lock: the next query counts and scans
+    again)."""
+    for name in (CACHE_FILE, INDEX_FILE):
+        try:
+            os.unlink(os.path.join(os.fspath(log_dir), name))
+        except FileNotFoundError:
+            pass

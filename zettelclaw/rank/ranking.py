@@ -113,10 +113,11 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
 
     plan = None
     if min_units is not None:
-        from . import plan as planning
 
-        def plan(sample: Scan) -> list[str]:
-            return planning.plan_stream(sample, query_terms, min_units, relative, query.text)
+        def plan(sample: Scan) -> list[str]:  # (a large log's: a small one plans nothing)
+            from .plan import plan_stream
+
+            return plan_stream(sample, query_terms, min_units, relative, query.text)
 
     scan = scan_log(path, query_terms, read_chunks, started, python_below, plan)
     stats = _collection_stats(scan, chunks, query_terms)
@@ -186,6 +187,7 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
     wanted = set(query_terms)
     prefixes = tuple(prefixes_of(query_terms))
     needles = structural.needles()
+    seen: dict[str, str | None] = {}  # word -> its query stem or None (see field_counts)
     scored = 0
     with open_read(path) as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         # candidates are few (EXACT_LIMIT scored): orjson only where a log is large
@@ -209,11 +211,21 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
             scored += 1
             if not _mark_replaced(entry, scan, line_end, query.include_replaced):
                 continue
-            counts, lengths = field_counts(entry, wanted, prefixes)
-            why = {} if explain else None
-            score = bm25f(counts, lengths, stats, query_terms, why)
-            if score > 0:
-                pool.push(score, line_end, entry, why)
+            counts, lengths = field_counts(entry, wanted, prefixes, seen)
+            score = bm25f(counts, lengths, stats, query_terms)
+            if score > 0:  # (explained once it stays in the pool: see _explain)
+                pool.push(score, line_end, entry, (counts, lengths) if explain else None)
+    if explain:
+        _explain(pool, stats, query_terms)
+
+
+def _explain(pool: _Pool, stats: Stats, query_terms: list[str]) -> None:
+    """Each pooled entry's ``why`` (its terms' idf, counts and scores), from the counts kept
+    beside it: worked out for the few that stay, not for every line scored."""
+    for i, (score, place, item, kept) in enumerate(pool.top):
+        why: dict = {}
+        bm25f(*kept, stats, query_terms, why)
+        pool.top[i] = (score, place, item, why)
 
 
 def _mark_replaced(entry: dict, scan: Scan, line_end: int, include_replaced: bool) -> bool:

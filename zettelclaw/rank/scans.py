@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 
-from ..ripgrep import ripgrep
 from .english import prefixes_of, stem
 from .sample import (
     SMALL_PARSE,
@@ -88,8 +87,11 @@ def _add_match(scan: Scan, key: int, offset: int, term: str, structural: bool) -
 
 
 def scan_python(path: Path, query_terms: list[str]) -> Scan:
-    """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks."""
-    from ..resolve import StreamingResolution, replaces_in
+    """The pure-Python scan: ``bytes.find`` for each prefix over lowercased 8 MB blocks; on a
+    small log only over the lines appended since its kept index (:mod:`.index`), whose words
+    give the rest. Candidate lines come out in the log's order (as rg's), term counts in the
+    query's: the answer never depends on the order the prefixes were looked for in."""
+    from ..resolve import StreamingResolution
 
     scan = Scan(engine="python")
     named_at: dict[str, list[int]] = {}
@@ -101,31 +103,72 @@ def scan_python(path: Path, query_terms: list[str]) -> Scan:
     size = os.path.getsize(path)
     small = size <= SMALL_LOG
     loads = json_loads(SMALL_PARSE if small else size)  # a small log parses few lines here
-    for base, block in _blocks(path, scan if small else None):
-        if not small:
+    named = named_at
+    if small:
+        found = _scan_small(path, scan, needles, wanted, named_at)
+        if found is not None:
+            named = found.named(named_at)
+    else:
+        for base, block in _blocks(path):
             scan.lines += _count_lines(block)
             _sample(block, scan, False, loads)
-        low = block.lower()
-        term_of: dict[bytes, str | None] = {}  # a matched word -> its query term, or None
-        for needle in needles:
-            i = low.find(needle)
-            while i != -1:
-                if i == 0 or low[i - 1] not in _WORD_BYTES and low[i - 1] < 0x80:
-                    end = _word_end(low, i)
-                    raw = low[i:end]
-                    term = term_of.get(raw, needle)
-                    if term is needle:
-                        term = stem(raw.decode("utf-8", "replace").lower())
-                        term = term_of[raw] = term if term in wanted else None
-                    if term is not None:
-                        start = low.rfind(b"\n", 0, i) + 1
-                        _add_match(scan, base + start, base + i, term, _structural(low, i))
-                    i = end
-                i = low.find(needle, i + 1)
-        for at, target in replaces_in(block):  # compact, or written by hand with spaces
-            named_at.setdefault(target, []).append(base + at)
-    scan.resolution = StreamingResolution(path, named_at, parse=entry_parser(loads))
+            _find(scan, block, base, needles, wanted, named_at)
+    scan.offsets = dict(sorted(scan.offsets.items()))
+    scan.tf = {t: scan.tf[t] for t in query_terms if t in scan.tf}
+    scan.resolution = StreamingResolution(path, named, parse=entry_parser(loads))
     return scan
+
+
+def _scan_small(path, scan: Scan, needles: set[bytes], wanted: set[str],
+                named_at: dict[str, list[int]]):
+    """A small log: its N and field lengths (kept counts plus the lines since), the kept
+    index's words (:mod:`.index`) plus a scan of the lines appended since, or a scan of all of
+    it; the index kept again when enough was appended. Returns the index used, if any."""
+    from ..fsutil import open_read
+    from . import index
+
+    with open_read(path) as fh:
+        fd = fh.fileno()
+        size = os.fstat(fd).st_size
+        kept = index.load(path, fd, size) if size >= index.INDEX_FROM else None
+        found = kept if kept is not None and index.usable(needles) else None
+        start = found.size if found is not None else 0
+        data = os.pread(fd, size - start, start) if size > start else b""
+        count_all(path, fd, size, scan, None if start else data)
+        if found is not None:
+            found.apply(scan, needles, wanted)
+        if data:
+            _find(scan, data, start, needles, wanted, named_at)
+        if found is kept:  # (a kept index this query could not use stays as it is)
+            index.keep(path, fd, data, start, found)
+    return found
+
+
+def _find(scan: Scan, block: bytes, base: int, needles: set[bytes], wanted: set[str],
+          named_at: dict[str, list[int]]) -> None:
+    """The word-starts of ``needles`` in ``block`` (whole lines from offset ``base``) whose
+    words stem to a term in ``wanted``, and the ids its "replaces" name."""
+    from ..resolve import replaces_in
+
+    low = block.lower()
+    term_of: dict[bytes, str | None] = {}  # a matched word -> its query term, or None
+    for needle in needles:
+        i = low.find(needle)
+        while i != -1:
+            if i == 0 or low[i - 1] not in _WORD_BYTES and low[i - 1] < 0x80:
+                end = _word_end(low, i)
+                raw = low[i:end]
+                term = term_of.get(raw, needle)
+                if term is needle:
+                    term = stem(raw.decode("utf-8", "replace").lower())
+                    term = term_of[raw] = term if term in wanted else None
+                if term is not None:
+                    start = low.rfind(b"\n", 0, i) + 1
+                    _add_match(scan, base + start, base + i, term, _structural(low, i))
+                i = end
+            i = low.find(needle, i + 1)
+    for at, target in replaces_in(block):  # compact, or written by hand with spaces
+        named_at.setdefault(target, []).append(base + at)
 
 
 class Started:
@@ -146,8 +189,10 @@ def start_scan(path, query_terms: list[str]) -> Started | None:
     """Start the rg processes that scan ``path`` for ``query_terms`` (None without rg, terms or
     log). :func:`rank` given it picks their output up; what the caller does between the two
     runs while rg works."""
-    rg = ripgrep()
     from ..fsutil import check_regular
+    from ..ripgrep import ripgrep
+
+    rg = ripgrep()
 
     if not rg or not query_terms or not check_regular(path):
         return None
@@ -300,7 +345,12 @@ def scan_log(path, query_terms: list[str], meanwhile=None, started: Started | No
             small = False
         if small:
             return _scan_here(path, query_terms, meanwhile)
-    rg = started.procs["terms"].args[0] if started is not None else ripgrep()
+    if started is not None:
+        rg = started.procs["terms"].args[0]
+    else:
+        from ..ripgrep import ripgrep  # (imported here: a small log is read in Python)
+
+        rg = ripgrep()
     pending = [meanwhile] if meanwhile is not None else []
 
     def once():
