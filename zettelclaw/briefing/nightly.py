@@ -104,7 +104,7 @@ def _read_shown(snapshot, options: Options) -> None:
     room = options.max_lines - (2 if quiet is not None and options.max_lines >= 3 else 0)
     keep = fit([len(sections.get(key, [])) for key, _, _ in SECTIONS], room)
     for (key, _, _), n in zip(SECTIONS, keep, strict=True):
-        sections[key][:n]
+        sections[key][:n]  # made now: a moved line is found before any model call
 
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:

@@ -1,5 +1,7 @@
 """What the log says tonight: one pass over it gives every section but Contradictions (Active,
 Recent Decisions, Pending, Open Questions, Stale) and the facts the contradiction check reads.
+The pass is over the log's rows (:mod:`.rows`: kept between nights, no text, plus the lines
+appended since); a section's texts are read from the log when its items are shown.
 
 Activity (how busy a subject is, when it was last seen, its silences) counts every line of the
 log, replaced ones included: a correction is activity. What is *shown* comes only from current
