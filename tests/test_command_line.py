@@ -349,3 +349,39 @@ def test_the_stats_table_on_an_empty_log_has_a_header_over_every_column(log_dir)
     header = next(line for line in plain.splitlines() if "type" in line and "entries" in line)
     assert [cell.strip() for cell in header.strip().strip("┃").split("┃")] == [
         "type", "entries", "open tasks"], header
+
+
+# -- a command starts with its own parameters only ---------------------------------------------
+
+def test_a_named_command_is_run_by_an_app_that_holds_it_alone(monkeypatch):
+    """Typer reads the signature of every command it holds each time it starts: a run that
+    names a command (the nightly `brief`, `vault build`) builds that one."""
+    from zettelclaw import cli
+
+    def commands(app) -> list[str]:
+        return [info.name or info.callback.__name__ for info in app.registered_commands] + [
+            info.name for info in app.registered_groups]
+
+    assert commands(cli.app_for(["brief", "--no-llm"])) == ["brief"]
+    assert commands(cli.app_for(["--home", "/x", "--workspace=/y", "vault", "build"])) == [
+        "vault"]
+    assert commands(cli.app_for(["import", "--help"])) == ["import"]
+    for args in ([], ["--help"], ["-V"], ["nosuch"], ["--bogus", "brief"]):
+        assert cli.app_for(args) is cli.app, args  # every command
+    monkeypatch.setenv("_ZETTELCLAW_COMPLETE", "complete_bash")
+    assert cli.app_for(["brief"]) is cli.app
+
+
+def test_every_command_says_the_same_alone_as_among_all():
+    """Its help, and a usage error's two lines and exit code, word for word."""
+    from typer.testing import CliRunner
+
+    from zettelclaw import cli as command_line
+
+    runner = CliRunner()
+    for module, name in command_line.COMMANDS.items():
+        for args in ([name, "--help"], [name, "--no-such-option"]):
+            alone = runner.invoke(command_line.app_for(args), args)
+            among_all = runner.invoke(command_line.app, args)
+            assert (alone.exit_code, alone.stdout, alone.stderr) == (
+                among_all.exit_code, among_all.stdout, among_all.stderr), (module, args)

@@ -105,3 +105,23 @@ def test_new_ids_never_start_like_an_option():
     ids = [new_id() for _ in range(3000)]
     assert all(ID_RE.match(i) and "-" not in i for i in ids)
     assert len(set(ids)) == len(ids)
+
+
+def test_the_agents_of_a_log_are_told_from_its_bytes_as_a_parse_of_every_line_tells_them():
+    from zettelclaw.log import agents_in
+
+    def line(n: int, agent: str | None, **more) -> bytes:
+        entry = {"id": f"id{n:010d}", "timestamp": "2026-03-01T10:00:00Z", "type": "fact",
+                 "content": 'says "agent":"ghost" in its text', "session": "s", **more}
+        if agent is not None:
+            entry["agent"] = agent
+        return orjson.dumps(entry) + b"\n"
+
+    data = b"".join([*(line(n, "main") for n in range(500)), line(500, None),
+                     line(501, "work")[20:],  # work's only line is torn
+                     line(502, "ops")[5:], line(503, "ops"),  # ops: its second line holds
+                     orjson.dumps({"id": "f1", "type": "forget", "replaces": "id0000000001",
+                                   "agent": "audit"}) + b"\n"])
+    assert agents_in(data, "main") == {"main", "ops", "audit"}
+    assert agents_in(data, "main", records=False) == {"main", "ops"}
+    assert agents_in(data + line(504, 'we"ird'), "main") is None  # an escape: parse the lines

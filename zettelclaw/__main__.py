@@ -15,8 +15,9 @@ def main() -> None:
 
     if serve(sys.argv[1:]):
         return
-    from .cli import app
+    from .cli import app_for
 
+    app = app_for(sys.argv[1:])  # the one command named, else every command
     try:
         app(prog_name="zettelclaw")
     except Exception as exc:  # a bug: Typer re-raises it with its own excepthook installed

@@ -94,16 +94,19 @@ def _usage_error(exc, command_path: str) -> None:
     sys.exit(exc.exit_code)
 
 
-app = typer.Typer(
-    cls=_Group,
-    name="zettelclaw",
-    help="The memory of an OpenClaw agent: an append-only event log, a nightly briefing, "
-         "search.",
-    no_args_is_help=True,
-    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, pwsh)
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+def _new_app() -> typer.Typer:
+    out = typer.Typer(
+        cls=_Group,
+        name="zettelclaw",
+        help="The memory of an OpenClaw agent: an append-only event log, a nightly briefing, "
+             "search.",
+        no_args_is_help=True,
+        add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, pwsh)
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    out.callback()(root)
+    return out
 
 
 def _version(value: bool) -> None:
@@ -112,7 +115,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     home: Annotated[Optional[Path], typer.Option(
         "--home", help="Log directory (log.jsonl, subjects.json, state.json). "
@@ -133,32 +135,62 @@ def root(
         os.environ["OPENCLAW_WORKSPACE_DIR"] = str(workspace.expanduser().absolute())
 
 
-from .commands import (  # noqa: E402  (the app must exist before commands register)
-    brief,
-    doctor,
-    export,
-    extract,
-    forget,
-    get,
-    handoff,
-    history,
-    init,
-    log,
-    paths,
-    purge,
-    recall,
-    review,
-    search,
-    stats,
-    subjects,
-    sweep,
-    vault,
-    write,
-)
+# the modules of zettelclaw/commands in the order `zettelclaw --help` lists their commands, each
+# with the one command it registers
+COMMANDS = {"search": "search", "get": "get", "handoff": "handoff", "recall": "recall",
+            "log": "log", "write": "write", "forget": "forget", "review": "review",
+            "purge": "purge", "subjects": "subjects", "extract": "extract", "sweep": "sweep",
+            "history": "import", "stats": "stats", "export": "export", "brief": "brief",
+            "init": "init", "doctor": "doctor", "paths": "paths", "vault": "vault"}
+_MODULE_OF = {command: module for module, command in COMMANDS.items()}
+_ROOT_VALUES = ("--home", "--workspace")  # the root options that take a value
 
-for _module in (search, get, handoff, recall, log, write, forget, review, purge, subjects, extract,
-                sweep, history, stats, export, brief, init, doctor, paths, vault):
-    _module.register(app)
+
+def build(modules=None) -> typer.Typer:
+    """The app with the commands of ``modules`` (default: every command)."""
+    import importlib
+
+    out = _new_app()
+    for module in COMMANDS if modules is None else modules:
+        importlib.import_module(f"{__package__}.commands.{module}").register(out)
+    _reflow_help(out)
+    return out
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The app that runs ``args``: when they name a command (after the root options), one
+    with that command alone, since Typer reads the signature of every command's function
+    each time it builds the group (about 50 ms for all of them, more than the nightly
+    ``brief`` or a ``vault build`` itself); for the root's help, a completion, a word that
+    is no command or anything unclear, the whole app (:data:`app`)."""
+    if os.environ.get("_ZETTELCLAW_COMPLETE"):
+        return _full()
+    words = iter(args)
+    for word in words:
+        if word in _ROOT_VALUES:
+            next(words, None)
+        elif word.startswith(tuple(f"{option}=" for option in _ROOT_VALUES)):
+            continue
+        elif word in _MODULE_OF:
+            return build([_MODULE_OF[word]])
+        else:
+            break
+    return _full()
+
+
+def _full() -> typer.Typer:
+    global app
+    try:
+        return app
+    except NameError:
+        app = build()
+        return app
+
+
+def __getattr__(name: str):
+    if name == "app":  # every command, built when first asked for
+        return _full()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _reflow(text: str | None) -> str | None:
@@ -178,5 +210,3 @@ def _reflow_help(typer_app: typer.Typer) -> None:
     for group in typer_app.registered_groups:
         _reflow_help(group.typer_instance)
 
-
-_reflow_help(app)

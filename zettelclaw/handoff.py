@@ -381,8 +381,8 @@ def carry_pointers(path, pointers: dict) -> None:
 
 def rewrite_log(log, transform) -> int:
     """``log.rewrite(transform)`` with the latest handoff's place (state.json's lastHandoff)
-    moved with the lines, and the ranker's kept counts (:mod:`zettelclaw.rank.kept`) dropped;
-    the caller holds the directory lock. Returns the lines changed."""
+    moved with the lines, and the caches of the log dropped (the ranker's counts, the
+    briefing's rows); the caller holds the directory lock. Returns the lines changed."""
     import os
 
     try:
@@ -392,9 +392,12 @@ def rewrite_log(log, transform) -> int:
     pointers = {key: p for key, p in read_pointers(log.path).items() if p["inode"] == inode}
     follow = dict.fromkeys(m for p in pointers.values() for m in (p["offset"], p["size"]))
     changed = log.rewrite(transform, locked=True, follow=follow)
+    from .logcache import BRIEF_ROWS
+    from .logcache import drop as drop_cache
     from .rank.kept import drop
 
     drop(os.path.dirname(os.fspath(log.path)))  # the ranker's counts of the old lines
+    drop_cache(os.path.dirname(os.fspath(log.path)), BRIEF_ROWS)  # the briefing's rows
     try:
         new_inode = os.lstat(log.path).st_ino
     except OSError:

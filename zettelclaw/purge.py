@@ -274,10 +274,13 @@ def purge(selection: Selection | None, *, rebrief: bool = True, now: str | None 
             report.scrubbed.append(paths.STATE_FILE)
         if found.entries and log.exists():
             report.purged = rewrite_log(log, _to_tombstones(found.ids, when))
+        from .logcache import BRIEF_ROWS
+        from .logcache import drop as drop_cache
         from .rank.kept import drop
 
         drop(paths.log_dir())  # the ranker's counts (rewrite_log drops them too): a purge
         # run again after one killed past its rewrite leaves no cache behind either
+        drop_cache(paths.log_dir(), BRIEF_ROWS)  # the briefing's rows, subjects and all
         _remove_stale_stdin_dirs(paths.log_dir())
         running = _running_extractions(state)
     seen = {e.get("id") for e in first.entries + first.pending}
@@ -697,6 +700,7 @@ def _rebrief(agents: list[str], forms: list[str]) -> tuple[list[str], list[str]]
     except ZettelclawError as exc:
         return [], [f"MEMORY.md not briefed again ({exc}); run `{FINISH}`"]
     options.default_agent = paths.default_agent()
+    options.keep_rows = False  # the purge dropped them: it leaves no cache of the log behind
     briefed, left = [], []
     for agent in agents:
         options.agent, options.single = agent, len(agents) == 1

@@ -40,10 +40,16 @@ class Resolution:
         self.current = [e for e in self.entries if e["id"] not in self.replaced_by]
 
     def _add(self, entry: dict) -> None:
+        target = entry.get("replaces")
+        if target is None and "purged" not in entry:  # most lines: an entry, hiding nothing
+            self.entries.append(entry)
+            self.by_id[entry["id"]] = entry
+            self.position[entry["id"]] = self._count
+            self._count += 1
+            return
         from .log import UNFORGET, record_kind
 
         kind = record_kind(entry)
-        target = entry.get("replaces")
         if kind == UNFORGET:
             self.position[entry["id"]] = self._count
             self._count += 1

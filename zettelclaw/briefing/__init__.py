@@ -41,6 +41,7 @@ Without a model (``--no-llm``, or no key: see ``credentials.py``) everything but
 contradiction flags is the same: the sections never depend on the model.
 
 The package: :mod:`.options` (the config and flags), :mod:`.sections` (one pass over the log),
+:mod:`.rows` (the log's lines as the briefing reads them, kept between nights without text),
 :mod:`.contradictions` (candidates, the model's verdicts, what state.json remembers),
 :mod:`.layout` (the block fitted into ``maxLines``), :mod:`.memory_md` (MEMORY.md read and
 written around the markers) and :mod:`.nightly` (``build`` then ``write``).

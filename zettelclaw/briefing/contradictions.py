@@ -304,7 +304,8 @@ def _recent_flags(records: dict[str, str | bool], snapshot: Snapshot) -> list[Pa
         older_id, _, newer_id = key.partition(">")
         if all(i in snapshot.by_id and i not in snapshot.replaced and i not in snapshot.gone
                for i in (older_id, newer_id)):
-            older, newer = snapshot.by_id[older_id], snapshot.by_id[newer_id]
+            older = snapshot.full(snapshot.by_id[older_id])
+            newer = snapshot.full(snapshot.by_id[newer_id])
             subject = newer.get("subject") or older.get("subject") or "?"
             out.append(Pair(subject, older, newer))
     return out[:MAX_CONTRADICTIONS]

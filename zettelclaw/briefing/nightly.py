@@ -62,7 +62,7 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     before = _read_memory(memory)
     check_markers(memory, before)  # broken markers: fail before any model call
 
-    snapshot = read(options, log_path)
+    snapshot = _snapshot(options, log_path)
     notes: list[str] = []
     records = _remembered()
     flags = _recent_flags(records, snapshot)
@@ -78,6 +78,33 @@ def build(options: Options, log_path: Path | None = None) -> Result:
     return Result(rendered.block, memory, before, after, rendered, notes, judgement.warnings,
                   judgement.judged, judgement.flagged, snapshot.replaced,
                   expired(records, snapshot), judgement.usage)
+
+
+def _snapshot(options: Options, log_path: Path | None):
+    """:func:`.sections.read`, with the texts it can show read now (from the kept rows, a
+    row whose line moved means the log was edited in place: then read it all again)."""
+    from .rows import Moved
+
+    try:
+        snapshot = read(options, log_path)
+        _read_shown(snapshot, options)
+    except Moved:
+        snapshot = read(options, log_path, trust=False)
+    snapshot.full.strict = False  # an entry asked for later is looked up by id
+    return snapshot
+
+
+def _read_shown(snapshot, options: Options) -> None:
+    """Make the lines that tonight's block can show (without a contradiction flag, which only
+    takes room): what :func:`.layout.render` will keep of each section."""
+    from .layout import SECTIONS, fit
+
+    sections = snapshot.sections
+    quiet = quiet_line(snapshot.quiet, options.quiet_after)
+    room = options.max_lines - (2 if quiet is not None and options.max_lines >= 3 else 0)
+    keep = fit([len(sections.get(key, [])) for key, _, _ in SECTIONS], room)
+    for (key, _, _), n in zip(SECTIONS, keep, strict=True):
+        sections[key][:n]  # made now: a moved line is found before any model call
 
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:

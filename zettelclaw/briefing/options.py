@@ -29,6 +29,7 @@ class Options:
     agent: str | None = None
     default_agent: str = "main"
     single: bool = True  # the only briefing of this run: --workspace applies to any agent
+    keep_rows: bool = True  # keep the log's rows for the next brief (.rows; not after purge)
 
     @classmethod
     def resolve(cls, **flags) -> Options:

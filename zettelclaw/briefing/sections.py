@@ -1,5 +1,7 @@
 """What the log says tonight: one pass over it gives every section but Contradictions (Active,
 Recent Decisions, Pending, Open Questions, Stale) and the facts the contradiction check reads.
+The pass is over the log's rows (:mod:`.rows`: kept between nights, no text, plus the lines
+appended since); a section's texts are read from the log when its items are shown.
 
 Activity (how busy a subject is, when it was last seen, its silences) counts every line of the
 log, replaced ones included: a correction is activity. What is *shown* comes only from current
@@ -17,6 +19,7 @@ from .options import Options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 RECENT_DAYS = 7              # "came back in the last 7 days" (Stale)
@@ -48,59 +51,98 @@ class Snapshot:
 
     now: datetime
     options: Options
-    sections: dict[str, list[str]]
+    sections: dict[str, Shown | list[str]]
     by_id: dict[str, dict]
     replaced: set[str]
     facts: dict[str, list[tuple[str, dict]]]  # subject -> current facts/decisions (ts, entry)
     active_key: str
     quiet: dict[str, int] = field(default_factory=dict)  # open loops left out: untouched
     gone: set[str] = field(default_factory=set)  # ids forgotten or purged, records
+    # an entry of by_id or sections with its text (a kept row's is read from the log)
+    full: Callable[[dict], dict] = lambda entry: entry
 
     def cutoff(self, days: int) -> datetime:
         return days_before(self.now, days)
 
 
-def read(options: Options, log_path: Path | None = None) -> Snapshot:
-    """One pass over the log: every section but Contradictions, and the facts to check."""
+def read(options: Options, log_path: Path | None = None, *, trust: bool = True) -> Snapshot:
+    """One pass over the log (the kept rows and the lines appended since, see :mod:`.rows`;
+    ``trust``: use the kept rows at all): every section but Contradictions, and the facts to
+    check. A section's texts are read from the log when shown; :class:`.rows.Moved` when a
+    kept offset holds another line (read again with ``trust=False``)."""
     from .. import clock
     from ..resolve import Resolution
+    from . import rows
 
     now = options.now or clock.now()
-    entries, stamps = _entries_of_the_night(options, format_ts(now), log_path)
+    log = rows.read(log_path, trust=trust, keep=options.keep_rows)
+    entries, stamps = _entries_of_the_night(options, format_ts(now), log.entries, log.kept)
     resolution = Resolution(entries)
-    # what was forgotten or purged is neither shown nor activity: as if never written
-    kept = [i for i, e in enumerate(entries)
-            if e["id"] not in resolution.records and resolution.gone(e["id"]) is None]
+    # what was forgotten or purged is neither shown nor activity: as if never written;
     # ids that are no more: purge tombstones (and the records' own ids), what was forgotten
-    gone = set(resolution.records).union(
-        e["id"] for e in entries if resolution.gone(e["id"]) is not None)
+    records, hidden = resolution.records, resolution.replaced_by
+    gone = set(records).union(e["id"] for e in entries if e["id"] in hidden
+                              and resolution.gone(e["id"]) is not None)
+    kept = [i for i, e in enumerate(entries) if e["id"] not in gone]
     entries, stamps = [entries[i] for i in kept], [stamps[i] for i in kept]
     tally = _Tally(now, options, resolution.by_id, resolution.replaced_by)
     for pos, entry in enumerate(entries):
         tally.add(pos, entry, stamps[pos])
-    sections = _sections(entries, tally, tally.stale(timedelta(days=options.stale_threshold)))
-    quiet = tally.leave_quiet(sections, format_ts(days_before(now, options.quiet_after)))
+    quiet = tally.leave_quiet(format_ts(days_before(now, options.quiet_after)))
+    full = Texts(log, log_path)
+    sections = _sections(entries, tally, tally.stale(timedelta(days=options.stale_threshold)),
+                         full)
     for subject_facts in tally.facts.values():
         subject_facts.sort(key=lambda item: item[0])
+        subject_facts[:] = [(ts, full(entry)) for ts, entry in subject_facts]
     return Snapshot(now=now, options=options, sections=sections, by_id=resolution.by_id,
                     replaced=set(resolution.replaced_by), facts=tally.facts,
-                    active_key=tally.active_key, quiet=quiet, gone=gone)
+                    active_key=tally.active_key, quiet=quiet, gone=gone, full=full)
 
 
-def _entries_of_the_night(options: Options, now_key: str, log_path: Path | None
+class Texts:
+    """An entry with its text: a kept row's is read back from the log by its offset.
+
+    While ``strict`` a row whose line is no longer there raises :class:`.rows.Moved` (the
+    snapshot is to be read again); after, the entry is looked up by its id."""
+
+    def __init__(self, log, log_path):
+        self.log, self.log_path = log, log_path
+        self.strict = True
+
+    def __call__(self, entry: dict) -> dict:
+        from .rows import Moved
+
+        try:
+            return self.log.full(entry)
+        except Moved:
+            if self.strict:
+                raise
+            from ..log import Log
+
+            found = Log(self.log_path).get(entry["id"])
+            if found is None:
+                from ..errors import ZettelclawError
+
+                raise ZettelclawError("the log changed while it was read; brief again") \
+                    from None
+            return found
+
+
+def _entries_of_the_night(options: Options, now_key: str, lines: list[dict], kept: int = 0
                           ) -> tuple[list[dict], list[str | None]]:
-    """The briefed agent's entries, and their timestamps as sortable keys (None: unreadable).
-    When a night is replayed (``options.now``), what was written after it is left out."""
-    from ..log import Log
-
+    """The briefed agent's entries (of ``lines``: the log's entries and records, the first
+    ``kept`` of them kept rows, whose timestamps are sortable keys already), and their
+    timestamps as sortable keys (None: unreadable). When a night is replayed
+    (``options.now``), what was written after it is left out."""
     replay = options.now is not None
     entries, stamps = [], []
     agent = options.agent
-    for entry in Log(log_path).entries(records=True):
+    for n, entry in enumerate(lines):
         if agent is not None and (entry.get("agent") or options.default_agent) != agent:
             continue  # another agent's memory
         ts = entry.get("timestamp")
-        if not is_plain(ts):
+        if n >= kept and not is_plain(ts):
             ts = _ts_key(ts)
         if replay and ts is not None and ts > now_key and entry["type"] not in (
                 "forget", "unforget"):
@@ -223,16 +265,15 @@ class _Tally:
         (ts, _), _, subject = item
         return max(ts, self.last_seen.get(subject, "")) if subject else ts
 
-    def leave_quiet(self, sections: dict[str, list[str]], quiet_key: str) -> dict[str, int]:
+    def leave_quiet(self, quiet_key: str) -> dict[str, int]:
         """Take the open loops untouched since ``quiet_key`` out of Pending and Open
         Questions; returns how many of each went (the log keeps them: `zettelclaw review`)."""
         counts = {}
         for key, items in (("pending", self.pending), ("questions", self.questions)):
-            kept = [(item, line) for item, line in zip(items, sections[key], strict=True)
-                    if not item[0][0] or self.touched(item) >= quiet_key]
+            kept = [item for item in items if not item[0][0] or self.touched(item) >= quiet_key]
             if len(kept) < len(items):
                 counts[key] = len(items) - len(kept)
-            sections[key] = [line for _, line in kept]
+            items[:] = kept
         return counts
 
     def stale(self, threshold: timedelta) -> list[tuple[str, str, str]]:
@@ -247,8 +288,34 @@ class _Tally:
         return stale
 
 
-def _sections(entries: list[dict], tally: _Tally, stale: list[tuple[str, str, str]]
-              ) -> dict[str, list[str]]:
+class Shown:
+    """A section's items, each made its line when first shown (for a kept row, its text read
+    back from the log then)."""
+
+    def __init__(self, items: list, line):
+        self.items, self.line = items, line
+        self.lines: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return [self[i] for i in range(*key.indices(len(self.items)))]
+        i = range(len(self.items))[key]
+        if i not in self.lines:
+            self.lines[i] = self.line(self.items[i])
+        return self.lines[i]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self.items)))
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+
+def _sections(entries: list[dict], tally: _Tally, stale: list[tuple[str, str, str]],
+              full) -> dict[str, Shown | list[str]]:
     """Each section's items, in the order they are shown (Contradictions still empty)."""
     stale_subjects = {subject for _, subject, _ in stale}
     active = sorted(s for s in tally.active_count if s not in stale_subjects)
@@ -256,11 +323,23 @@ def _sections(entries: list[dict], tally: _Tally, stale: list[tuple[str, str, st
     tally.decisions.sort(key=lambda item: item[0], reverse=True)
     tally.pending.sort(key=tally.rank, reverse=True)
     tally.questions.sort(key=tally.rank, reverse=True)
+
+    def summary(subject: str) -> str:
+        return _summary(entries, tally.latest, subject, full)
+
+    def decision(item) -> str:
+        (ts, _), entry = item
+        return f"{ts[:10]}: {one_line(full(entry)['content'])}"
+
+    def open_loop(item) -> str:
+        _, entry, subject = item
+        return _with_subject(full(entry), subject)
+
     return {
-        "active": [_summary(entries, tally.latest, s) for s in active],
-        "decisions": [f"{ts[:10]}: {one_line(e['content'])}" for (ts, _), e in tally.decisions],
-        "pending": [_with_subject(e, s) for _, e, s in tally.pending],
-        "questions": [_with_subject(e, s) for _, e, s in tally.questions],
+        "active": Shown(active, summary),
+        "decisions": Shown(tally.decisions, decision),
+        "pending": Shown(tally.pending, open_loop),
+        "questions": Shown(tally.questions, open_loop),
         "stale": [f"{name(subject)} — last entry {before[:10]}, referenced in recent session"
                   for _, subject, before in stale],
         "contradictions": [],
@@ -272,9 +351,10 @@ def _with_subject(entry: dict, subject: str | None) -> str:
     return f"{text} ({name(subject)})" if subject else text
 
 
-def _summary(entries: list[dict], latest: dict[str, tuple[str, int]], subject: str) -> str:
+def _summary(entries: list[dict], latest: dict[str, tuple[str, int]], subject: str,
+             full) -> str:
     """An active subject with its latest current entry as a one-line state."""
-    entry = entries[latest[subject][1]] if subject in latest else None
+    entry = full(entries[latest[subject][1]]) if subject in latest else None
     if entry is None:
         return name(subject)
     text = one_line(entry["content"])

@@ -1,0 +1,308 @@
+"""The briefing's kept rows (``brief-rows.json``): a brief after a night's new lines reads those
+lines, not the log, and says exactly what it would say without them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import orjson
+import pytest
+
+from tests.conftest import write_log
+from tests.test_briefing import NIGHT, block_of, sections
+
+ROWS = "brief-rows.json"
+_ids = iter(range(1, 1_000_000))
+
+
+def entry(type_: str, content: str, when: str, subject: str | None = None, *,
+          session: str = "s1", **fields) -> dict:
+    """One log line (as tests/test_briefing.py writes them, with ids of this file's own)."""
+    stamp = when if "T" in when else f"{when}T12:00:00Z"
+    out = {"id": fields.pop("id", None) or f"k{next(_ids):011d}", "timestamp": stamp,
+           "type": type_, "content": content}
+    if type_ == "task":
+        out["status"] = fields.pop("status", "open")
+    if subject:
+        out["subject"] = subject
+    out.update(fields)
+    out["session"] = session
+    return out
+SUBJECTS = ("auth-migration", "office-network", "garden", "tax-return", "zettelclaw")
+
+
+def a_year(days: int = 365, per_day: int = 4) -> list[dict]:
+    """A year of entries ending the day before NIGHT: facts, decisions, tasks (some done),
+    questions and handoffs over a few subjects, with corrections along the way."""
+    from datetime import datetime, timedelta
+
+    end = datetime(2026, 2, 23, 9, 0)
+    lines = []
+    for day in range(days):
+        when = end - timedelta(days=days - 1 - day)
+        for n in range(per_day):
+            kind = ("fact", "decision", "task", "question", "handoff")[(day + n) % 5]
+            subject = SUBJECTS[(day * per_day + n) % len(SUBJECTS)]
+            stamp = (when + timedelta(minutes=10 * n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            fields = {"status": "done"} if kind == "task" and day % 3 else {}
+            lines.append(entry(kind, f"Day {day} {kind} {n} about {subject}", stamp, subject,
+                               session=f"s{day}", id=f"y{day:04d}n{n}xxxxx"[:12], **fields))
+        if day % 7 == 6:  # a correction of last week's first entry
+            target = lines[-4 * per_day]
+            lines.append(entry(target["type"], f"Corrected: {target['content']}",
+                               lines[-1]["timestamp"], session=f"s{day}",
+                               id=f"c{day:04d}xxxxxxx"[:12], replaces=target["id"]))
+    return lines
+
+
+def brief(cli, *args: str, night: str = NIGHT) -> str:
+    result = cli("brief", "--now", night, "--no-vault", *args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def printed(cli, *args: str, night: str = NIGHT) -> str:
+    result = cli("brief", "--now", night, "--print", *args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def without_rows(cli, log_dir, *args: str, night: str = NIGHT) -> str:
+    """The block as a brief with no kept rows prints it (the rows are put back after)."""
+    rows = log_dir / ROWS
+    saved = rows.read_bytes() if rows.exists() else None
+    rows.unlink(missing_ok=True)
+    from zettelclaw.briefing import rows as kept
+
+    real = kept._load
+    kept._load = lambda *_: None  # not kept again during this run either
+    try:
+        return printed(cli, *args, night=night)
+    finally:
+        kept._load = real
+        if saved is not None:
+            rows.write_bytes(saved)
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The log lines a brief parses: ``scanned`` to pick and rank, ``shown`` for their text."""
+    from zettelclaw.briefing import rows
+
+    seen = {"scanned": [], "shown": []}
+    scan, show = rows._scanned_line, rows._shown_line
+
+    def scanned(line):
+        seen["scanned"].append(line)
+        return scan(line)
+
+    def shown(line):
+        seen["shown"].append(line)
+        return show(line)
+
+    monkeypatch.setattr(rows, "_scanned_line", scanned)
+    monkeypatch.setattr(rows, "_shown_line", shown)
+    return seen
+
+
+def test_after_a_year_one_new_decision_is_briefed_from_the_new_line_alone(cli, log_dir,
+                                                                            memory, reads):
+    write_log(log_dir, a_year())
+    brief(cli, "--no-llm", night="2026-02-23T20:00:00Z")  # last night's brief keeps the rows
+    reads["scanned"].clear()
+    reads["shown"].clear()
+    write_log(log_dir, [entry("decision", "Move the garden beds to the south fence",
+                              "2026-02-23T21:00:00Z", "garden", id="newDecision1")])
+
+    brief(cli, "--no-llm")
+
+    assert "2026-02-23: Move the garden beds to the south fence" in \
+        sections(block_of(memory))["Recent Decisions"]
+    assert [orjson.loads(line)["id"] for line in reads["scanned"]] == ["newDecision1"]
+    # besides it, only the texts shown are read back: not one line per entry of the year
+    shown_items = sum(len(items) for items in sections(block_of(memory)).values())
+    assert len(reads["shown"]) <= shown_items < 80
+
+
+def test_the_brief_is_the_same_with_the_rows_deleted(cli, log_dir, memory):
+    """Replacement chains, a correction without a subject, forgets and an undo, a purge
+    tombstone, review bookkeeping, another agent, private words left out, an odd timestamp,
+    an invalid line and a line still being written: night after night, with the rows kept
+    and without them, the same block."""
+    first = [
+        entry("decision", "Use Postgres for the ledger", "2026-02-01", "ledger", id="chainA000001"),
+        entry("decision", "Use SQLite for the ledger", "2026-02-10", "ledger", id="chainB000001",
+              replaces="chainA000001"),
+        entry("task", "Migrate the ledger tables", "2026-02-11", "ledger", id="taskLedger01"),
+        entry("question", "Which backup tool for the ledger?", "2026-02-12", "ledger",
+              id="questLedger1"),
+        entry("task", "Renew the passport", "2026-01-02", "travel", id="taskPassprt1"),
+        entry("fact", "The office VPN port is 4443", "2026-02-20T08:00:00+02:00", "office",
+              id="oddTimeFact1"),
+        entry("task", "Plan the offsite", "2026-02-19", "offsite", id="workTask0001",
+              agent="work"),
+        entry("question", "Who books the venue?", "2026-02-19", "offsite", id="workQuest001",
+              agent="work"),
+        entry("fact", "PIN is kept in the vault [private]", "2026-02-18", "bank",
+              id="privFact0001"),
+    ]
+    write_log(log_dir, first, raw_tail=b"{not json}\n")
+    nights = [
+        ("2026-02-21T03:00:00Z", [
+            entry("decision", "Use DuckDB for the ledger", "2026-02-20", id="chainC000001",
+                  replaces="chainB000001"),  # no subject: the ledger's, inherited
+            {"id": "forget000001", "timestamp": "2026-02-20T10:00:00Z", "type": "forget",
+             "replaces": "taskPassprt1"},
+            entry("task", "Closed by review", "2026-02-20", "ledger", session="review",
+                  id="reviewClose1", status="done", replaces="taskLedger01"),
+        ]),
+        ("2026-02-22T03:00:00Z", [
+            {"id": "unforget0001", "timestamp": "2026-02-21T10:00:00Z", "type": "unforget",
+             "replaces": "forget000001"},
+            {"id": "questLedger1", "timestamp": "2026-02-12T12:00:00Z", "type": "question",
+             "session": "s1", "purged": "2026-02-21T11:00:00Z"},  # a tombstone's line
+            entry("question", "Does the venue have parking?", "2026-02-21", "offsite",
+                  id="workQuest002", agent="work"),
+        ]),
+        ("2026-02-24T03:00:00Z", [
+            entry("fact", "Backups go to the NAS nightly", "2026-02-23", "ledger",
+                  id="lastFact0001"),
+        ]),
+    ]
+    for night, lines in nights:
+        write_log(log_dir, lines)
+        for agent in ("main", "work"):
+            kept = printed(cli, "--no-llm", "--agent", agent, night=night)
+            assert (log_dir / ROWS).exists()
+            assert kept == without_rows(cli, log_dir, "--no-llm", "--agent", agent, night=night)
+    # a line still being written is read, not kept
+    with open(log_dir / "log.jsonl", "ab") as fh:
+        fh.write(orjson.dumps(entry("task", "Half written", "2026-02-23", "ledger",
+                                    id="partial00001")))
+    kept = printed(cli, "--no-llm", "--agent", "main")
+    assert "Half written" in kept
+    assert kept == without_rows(cli, log_dir, "--no-llm", "--agent", "main")
+    assert b"Half written" not in (log_dir / ROWS).read_bytes()
+
+
+def test_the_rows_hold_no_text(cli, log_dir):
+    write_log(log_dir, a_year(days=20))
+    brief(cli, "--no-llm")
+    kept = (log_dir / ROWS).read_text()
+    assert "Day 3" not in kept and "about" not in kept
+    assert '"garden"' in kept  # subjects, ids and types are what ranks
+
+
+def test_a_purged_entry_never_appears_in_the_brief_after_the_rows_were_kept(cli, log_dir,
+                                                                             memory):
+    write_log(log_dir, a_year(days=30) + [
+        entry("task", "Call the locksmith about the back door", "2026-02-23", "garden",
+              id="secretTask01")])
+    brief(cli, "--no-llm")
+    assert "Call the locksmith" in block_of(memory)
+    stale = (log_dir / ROWS).read_bytes()
+
+    result = cli("purge", "secretTask01", "--yes")
+    assert result.exit_code == 0, result.stderr
+
+    assert "Call the locksmith" not in block_of(memory)
+    assert not (log_dir / ROWS).exists()  # dropped with the log's other caches
+    brief(cli, "--no-llm")
+    (row,) = [r for r in orjson.loads((log_dir / ROWS).read_bytes())["rows"]
+              if r["id"] == "secretTask01"]
+    assert "purged" in row and "subject" not in row  # the tombstone, not the task
+    (log_dir / ROWS).write_bytes(stale)  # the rows from before the purge, put back
+    brief(cli, "--no-llm")
+    assert "Call the locksmith" not in block_of(memory)
+    assert "Call the locksmith" not in without_rows(cli, log_dir, "--no-llm")
+
+
+def test_a_forgotten_task_leaves_pending(cli, log_dir, memory):
+    write_log(log_dir, a_year(days=30) + [
+        entry("task", "Return the library books", "2026-02-23", "garden", id="booksTask001")])
+    brief(cli, "--no-llm")
+    assert (log_dir / ROWS).exists()
+    assert "Return the library books (garden)" in sections(block_of(memory))["Pending"]
+
+    result = cli("forget", "booksTask001", "--yes")
+    assert result.exit_code == 0, result.stderr
+    brief(cli, "--no-llm")
+
+    assert "Return the library books" not in block_of(memory)
+    result = cli("forget", "--undo", "booksTask001", "--yes")
+    assert result.exit_code == 0, result.stderr
+    brief(cli, "--no-llm")
+    assert "Return the library books (garden)" in sections(block_of(memory))["Pending"]
+
+
+def test_another_agents_kept_rows_never_show(cli, log_dir):
+    write_log(log_dir, a_year(days=30) + [
+        entry("task", "Book the team offsite", "2026-02-23", "offsite", id="workTask0001",
+              agent="work"),
+        entry("question", "Is the garage door fixed?", "2026-02-23", "garden", id="mainQ0000001")])
+    work = printed(cli, "--no-llm", "--agent", "work")
+    assert "Book the team offsite" in work and "garage door" not in work
+    assert b"workTask0001" in (log_dir / ROWS).read_bytes()
+
+    main = printed(cli, "--no-llm", "--agent", "main")
+
+    assert "garage door" in main and "Book the team offsite" not in main
+    assert "offsite" not in main
+
+
+@pytest.mark.parametrize("change", ["truncated", "replaced", "rewritten in place",
+                                    "edited in place", "rows spoiled"])
+def test_a_log_that_changed_under_the_rows_is_read_whole_again(cli, log_dir, change):
+    path = write_log(log_dir, a_year(days=30))
+    printed(cli, "--no-llm")
+    assert (log_dir / ROWS).exists()
+    data = path.read_bytes()
+    last_task = data.rindex(b'"status":"done"')  # Day 29's task, the last line but one
+    reopened = data[:last_task] + b'"status":"open"' + data[last_task + 15:]
+    if change == "truncated":  # the last week gone, one new line after it
+        path.write_bytes(b"".join(data.splitlines(keepends=True)[:-30]))
+        write_log(log_dir, [entry("task", "After the cut", "2026-02-23", "garden")])
+    elif change == "replaced":  # another file of the same size in its place
+        other = log_dir / "other.jsonl"
+        other.write_bytes(reopened)
+        os.replace(other, path)
+    elif change == "rewritten in place":  # same inode, same size, other last bytes
+        with open(path, "r+b") as fh:
+            fh.write(reopened)
+    elif change == "edited in place":  # an early open task's id; the last bytes as they were
+        at = data.index(b'"id":"y0027n0xxxxx"')
+        with open(path, "r+b") as fh:
+            fh.seek(at)
+            fh.write(b'"id":"y0027nZxxxxx"')
+    else:
+        (log_dir / ROWS).write_bytes(b'{"version":1,"rows":[')
+
+    kept = printed(cli, "--no-llm")
+
+    assert kept == without_rows(cli, log_dir, "--no-llm")
+    if change in ("replaced", "rewritten in place"):
+        assert any(item.startswith("Day 29 task") for item in sections(kept)["Pending"])
+    if change == "truncated":
+        assert "After the cut (garden)" in sections(kept)["Pending"]
+    if change == "edited in place":
+        assert "Day 27 task 0 about tax-return (tax-return)" in sections(kept)["Pending"]
+        assert b"y0027nZxxxxx" in (log_dir / ROWS).read_bytes()  # the rows read again
+
+
+def test_the_rows_are_only_kept_beside_the_homes_own_log(cli, log_dir, tmp_path):
+    """A log named by path elsewhere is read whole; nothing is written beside it."""
+    from zettelclaw.briefing import rows
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    path = write_log(elsewhere, a_year(days=10))
+    found = rows.read(path)
+    assert len(found.entries) == len(a_year(days=10))
+    assert sorted(os.listdir(elsewhere)) == ["log.jsonl"]
+    shutil.rmtree(elsewhere)
+
+
+@pytest.fixture
+def memory(zc_env):
+    return zc_env["workspace"] / "MEMORY.md"

@@ -1,0 +1,234 @@
+"""The log as the briefing reads it, kept between nights: ``brief-rows.json`` beside the log.
+
+The briefing picks and ranks from every line of the log (a replaced line is still activity),
+but shows at most ``maxLines`` texts. Per line it needs what picks and ranks only: the id, type,
+subject, status, time (as a sortable key), agent, what the line replaces, a purge tombstone's
+``purged``, whether it is `zettelclaw review`'s bookkeeping, and ``_at``, the byte where the
+line starts. The file keeps exactly that for every entry and record (forget, undo, tombstone)
+of the log's first ``size`` bytes, and no entry's text: a text shown is read from the log by
+its offset (:func:`zettelclaw.log.line_at`) and checked to be the same entry. So a brief
+parses the lines appended since the rows were kept (kept again once ``STORE_AFTER`` bytes of
+them pile up) and the few texts it shows, not the log.
+
+It is trusted as ``rank-stats.json`` is (:mod:`zettelclaw.rank.kept`): only while the log has
+the inode it names, is at least ``size`` bytes long and the bytes before ``size`` have its CRC.
+A log rewritten (``purge``, ``subjects rename``), truncated or replaced is read whole again,
+as is a log whose line at a kept offset is not the kept entry. It is only a cache: deleting it
+changes no briefing; ``purge`` and every rewrite of the log delete it. It is written only
+beside the zettelclaw home's own log, through :func:`zettelclaw.logcache.store`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+
+from ..clock import is_plain, sort_key
+from ..logcache import BRIEF_ROWS as CACHE_FILE
+from ..review import SESSION as REVIEW_SESSION
+
+_VERSION = 1
+STORE_AFTER = 16 << 10  # keep the rows again once this much log lies beyond them
+_KEYS = ("id", "type", "subject", "status", "replaces", "agent", "purged")
+
+
+class Moved(Exception):
+    """The line at a kept offset is not the kept entry: the cache is not to be trusted."""
+
+
+def light(obj: dict, at: int) -> dict:
+    """What the briefing reads of a line (``obj``, starting at byte ``at``): no text."""
+    row = {"_at": at}
+    for key in _KEYS:
+        value = obj.get(key)
+        if value is not None:
+            row[key] = value
+    ts = obj.get("timestamp")
+    ts = ts if is_plain(ts) else (sort_key(ts) or None)
+    if ts is not None:
+        row["timestamp"] = ts
+    if obj.get("session") == REVIEW_SESSION:
+        row["session"] = REVIEW_SESSION
+    return row
+
+
+class Rows:
+    """Every entry and record of the log, oldest first: kept ones without their text (read
+    back with :meth:`full`), the lines appended since parsed whole."""
+
+    def __init__(self, entries: list[dict], data=b"", kept: int = 0):
+        self.entries = entries
+        self.data = data  # the log's bytes (a map of them): where texts are read from
+        self.kept = kept  # entries[:kept] are kept rows (their timestamps sortable keys)
+
+    def full(self, entry: dict) -> dict:
+        """``entry`` with its text: as it is when parsed from the log, else its line read
+        back by offset (:class:`Moved` when that line is not the entry)."""
+        if "content" in entry or "_at" not in entry:
+            return entry
+        from ..log import line_at
+
+        found = _shown_line(line_at(self.data, entry["_at"]))
+        if found is None or found["id"] != entry["id"]:
+            raise Moved(entry["id"])
+        return found
+
+
+def cache_path(log_path) -> str:
+    return os.path.join(os.path.dirname(os.fspath(log_path)) or ".", CACHE_FILE)
+
+
+def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
+    """The log's entries and records as :class:`Rows`, from the kept rows plus the lines
+    appended since when they hold (``trust``: use them at all), else from every line. With
+    ``keep``, the rows are kept again when none were, or once ``STORE_AFTER`` bytes of whole
+    lines lie beyond them (writing them costs more than parsing a few lines again). Invalid
+    lines are skipped with one warning on stderr, as every reader of the log does (the kept
+    ones counted again)."""
+    import mmap
+
+    from .. import paths
+    from ..fsutil import open_fd
+    from ..rank.kept import CHECK, _crc, _holds
+
+    path = os.fspath(log_path) if log_path is not None else paths.log_file()
+    try:
+        fd = open_fd(path)
+    except FileNotFoundError:
+        return Rows([])
+    try:
+        info = os.fstat(fd)
+        size = info.st_size
+        data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else b""
+        where = cache_path(path)
+        kept = _load(where, info.st_ino) if trust else None
+        if kept is None or not _holds(fd, kept, size):
+            kept = _Kept()
+        tail = data[kept.size:size]
+        stop = tail.rfind(b"\n") + 1  # whole lines: what may be kept
+        entries = list(kept.rows)
+        whole = _parse(tail[:stop], kept.size, entries)
+        if keep and stop and (stop >= STORE_AFTER or not kept.size) and _home_log(path):
+            end = kept.size + stop
+            n = min(CHECK, end)
+            _store(where, path, info.st_ino, end, _crc(os.pread(fd, n, end - n)),
+                   kept.rows + whole.rows, kept.bad + whole.bad,
+                   kept.first_bad if kept.first_bad is not None else whole.first_bad)
+        partial = _parse(tail[stop:], kept.size + stop, entries)  # a line being written
+    finally:
+        os.close(fd)
+    bad = kept.bad + whole.bad + partial.bad
+    if bad:
+        first = next(at for at in (kept.first_bad, whole.first_bad, partial.first_bad)
+                     if at is not None)
+        _warn(path, bad, first)
+    return Rows(entries, data, len(kept.rows))
+
+
+class _Kept:
+    """The kept rows: of the log's first ``size`` bytes (whose last ones have ``crc``), with
+    the invalid lines among them counted."""
+
+    def __init__(self, size=0, crc=0, rows=None, bad=0, first_bad=None):
+        self.size, self.crc, self.rows = size, crc, rows if rows is not None else []
+        self.bad, self.first_bad = bad, first_bad
+
+
+class _Parsed:
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.bad, self.first_bad = 0, None
+
+
+def _scanned_line(line: bytes):
+    """The JSON value of a line read to pick and rank (None: not JSON)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        from ..log import _loads
+
+        return _loads(line)  # (a BOM, a lone surrogate)
+
+
+def _shown_line(line: bytes) -> dict | None:
+    """The entry of a line read back for its text."""
+    from ..log import parse_line
+
+    return parse_line(line)
+
+
+def _parse(block: bytes, base: int, entries: list[dict]) -> _Parsed:
+    """Append the entries and records of ``block`` (the log from byte ``base``) to
+    ``entries``, parsed whole; their rows and the invalid lines are in the answer."""
+    from ..log import is_entry, record_kind
+
+    scanned = _scanned_line
+    out = _Parsed()
+    at, end = 0, len(block)
+    while at < end:
+        nl = block.find(b"\n", at)
+        nxt = end if nl < 0 else nl + 1
+        line = block[at:nxt]
+        obj = scanned(line)
+        if is_entry(obj) or record_kind(obj) is not None:
+            entries.append(obj)
+            out.rows.append(light(obj, base + at))
+        elif line.strip():
+            out.bad += 1
+            if out.first_bad is None:
+                out.first_bad = base + at
+        at = nxt
+    return out
+
+
+def _warn(path: str, bad: int, first_bad: int) -> None:
+    from ..counts import count
+    from ..log import Log, _warn
+
+    _warn(f"skipped {count(bad, 'invalid line')} in {path} "
+          f"(first at line {Log(path)._line_of(first_bad)})")
+
+
+def _home_log(path: str) -> bool:
+    """Whether ``path`` is the zettelclaw home's own log (a cache goes nowhere else)."""
+    from .. import paths
+
+    try:
+        return os.path.basename(path) == paths.LOG_FILE and os.path.samefile(
+            os.path.dirname(path) or ".", paths.log_dir())
+    except OSError:
+        return False
+
+
+def _load(where: str, inode: int) -> _Kept | None:
+    """The kept rows, if the file is ours, of this inode and in its shape; else None."""
+    from ..fsutil import read_bytes
+
+    try:
+        raw = read_bytes(where)
+        data = orjson.loads(raw) if raw else None
+    except Exception:  # noqa: BLE001 - unreadable, refused or not ours: read the log again
+        return None
+    if not isinstance(data, dict) or data.get("version") != _VERSION \
+            or data.get("inode") != inode:
+        return None
+    size, crc, rows = data.get("size"), data.get("crc"), data.get("rows")
+    bad, first_bad = data.get("bad", 0), data.get("firstBad")
+    if not (type(size) is int and type(crc) is int and type(rows) is list
+            and type(bad) is int and (first_bad is None or type(first_bad) is int)):
+        return None
+    if not all(type(r) is dict and type(r.get("id")) is str and type(r.get("_at")) is int
+               and type(r.get("type")) is str for r in rows):
+        return None
+    return _Kept(size, crc, rows, bad, first_bad)
+
+
+def _store(where: str, log_path: str, inode: int, size: int, crc: int, rows: list[dict],
+           bad: int, first_bad: int | None) -> None:
+    from ..logcache import store
+
+    head = {"version": _VERSION, "inode": inode, "size": size, "crc": crc, "bad": bad}
+    if first_bad is not None:
+        head["firstBad"] = first_bad
+    store(where, log_path, inode, orjson.dumps({**head, "rows": rows}) + b"\n")
