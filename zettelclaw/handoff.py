@@ -392,12 +392,9 @@ def rewrite_log(log, transform) -> int:
     pointers = {key: p for key, p in read_pointers(log.path).items() if p["inode"] == inode}
     follow = dict.fromkeys(m for p in pointers.values() for m in (p["offset"], p["size"]))
     changed = log.rewrite(transform, locked=True, follow=follow)
-    from .logcache import BRIEF_ROWS
-    from .logcache import drop as drop_cache
-    from .rank.kept import drop
+    from .logcache import drop
 
-    drop(os.path.dirname(os.fspath(log.path)))  # the ranker's counts of the old lines
-    drop_cache(os.path.dirname(os.fspath(log.path)), BRIEF_ROWS)  # the briefing's rows
+    drop(os.path.dirname(os.fspath(log.path)))  # the caches of the old lines (ranker, briefing)
     try:
         new_inode = os.lstat(log.path).st_ino
     except OSError:

@@ -1,26 +1,63 @@
-"""Caches derived from the log, kept beside it: stored only under the directory lock.
+"""Caches derived from the log, kept beside it: checked against it on every read, written
+only under the directory lock, deleted whenever the log is rewritten.
 
-A cache of the log (``rank-stats.json``, ``brief-rows.json``) describes the log's first bytes
-and is trusted only while the log still starts with them (:mod:`zettelclaw.rank.kept`'s check:
-the inode, the size, a CRC of the bytes before it). :func:`store` is the one way such a file
-is written: only if the directory lock is free at once (a reader never waits), only while the
-log is still the file that was read (a purge or a rewrite holding the lock cannot interleave),
-only over a regular file or nothing, and by temp file and rename, so a reader never sees half
-a file. Any failure leaves the cache as it was, or absent.
+Three files describe the log's first bytes (``rank-stats.json``: the ranker's counts,
+``rank-index.bin``: its words, ``brief-rows.json``: the briefing's rows). The log is
+append-only, so what they say of its first ``size`` bytes stays true while those bytes stay: a
+reader trusts one only while the log has the inode it was made for, is at least ``size`` long
+and the ``CHECK`` bytes before ``size`` have the CRC it kept (:func:`holds`); anything else (a
+log rewritten by ``subjects rename`` or ``purge``, truncated, replaced) is read whole again.
+
+:func:`store` is the one way such a file is written: only if the directory lock is free at once
+(a reader never waits), only while the log is still the file that was read (a purge or a
+rewrite holding the lock cannot interleave), only over a regular file or nothing (a symlink,
+FIFO or directory in its place is left alone), by temp file and rename, so a reader never sees
+half a file. Any failure leaves the cache as it was, or absent. :func:`drop` deletes them all:
+whatever rewrites the log calls it under its lock. Deleting any of them changes no answer.
+
+Light on purpose (``os`` only at import): the per-turn commands use it.
 """
 
 from __future__ import annotations
 
 import os
 
-BRIEF_ROWS = "brief-rows.json"  # the briefing's rows (:mod:`zettelclaw.briefing.rows`)
+RANK_STATS = "rank-stats.json"  # :mod:`zettelclaw.rank.kept`
+RANK_INDEX = "rank-index.bin"   # :mod:`zettelclaw.rank.index` (words of entries)
+BRIEF_ROWS = "brief-rows.json"  # :mod:`zettelclaw.briefing.rows`
+CACHES = (RANK_STATS, RANK_INDEX, BRIEF_ROWS)
+CHECK = 256  # bytes before the described end whose CRC must match
+
+
+def crc_before(fd: int, end: int) -> int:
+    """CRC-32 of the ``CHECK`` bytes (fewer at the start) before ``end`` of the file ``fd``."""
+    import zlib
+
+    start = max(0, end - CHECK)
+    return zlib.crc32(os.pread(fd, end - start, start))
+
+
+def holds(fd: int, kept, size: int) -> bool:
+    """Whether the log (``fd``, ``size`` bytes) still starts with the bytes a cache describes
+    (``kept.size`` bytes whose last ``CHECK`` have the CRC ``kept.crc``)."""
+    if kept.size > size:
+        return False
+    return kept.size == 0 or crc_before(fd, kept.size) == kept.crc
+
+
+def replaceable(where: str) -> bool:
+    """A regular file or nothing: a symlink, FIFO or directory in its place is left alone."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(where).st_mode)
+    except FileNotFoundError:
+        return True
 
 
 def store(where: str, log_path, inode: int, data: bytes) -> bool:
     """Write ``data`` to ``where`` as described above; returns whether it was written."""
     import fcntl
-
-    from .rank.kept import _replaceable
 
     directory = os.path.dirname(where) or "."
     try:
@@ -30,7 +67,7 @@ def store(where: str, log_path, inode: int, data: bytes) -> bool:
     tmp = os.path.join(directory, f".{os.path.basename(where)}.{os.getpid()}.tmp")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if os.stat(log_path).st_ino != inode or not _replaceable(where):
+        if os.stat(log_path).st_ino != inode or not replaceable(where):
             return False
         out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
@@ -51,10 +88,11 @@ def store(where: str, log_path, inode: int, data: bytes) -> bool:
         os.close(fd)
 
 
-def drop(log_dir, name: str) -> None:
-    """Delete the cache ``name`` in ``log_dir`` (the caller holds the lock: a purge or a
-    rewrite of the log)."""
-    try:
-        os.unlink(os.path.join(os.fspath(log_dir), name))
-    except FileNotFoundError:
-        pass
+def drop(log_dir) -> None:
+    """Delete every cache of the log in ``log_dir`` (the caller holds the lock: a purge or a
+    rewrite of the log; the next reader counts, scans and reads again)."""
+    for name in CACHES:
+        try:
+            os.unlink(os.path.join(os.fspath(log_dir), name))
+        except FileNotFoundError:
+            pass

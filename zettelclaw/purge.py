@@ -274,13 +274,11 @@ def purge(selection: Selection | None, *, rebrief: bool = True, now: str | None 
             report.scrubbed.append(paths.STATE_FILE)
         if found.entries and log.exists():
             report.purged = rewrite_log(log, _to_tombstones(found.ids, when))
-        from .logcache import BRIEF_ROWS
-        from .logcache import drop as drop_cache
-        from .rank.kept import drop
+        from .logcache import drop
 
-        drop(paths.log_dir())  # the ranker's counts (rewrite_log drops them too): a purge
-        # run again after one killed past its rewrite leaves no cache behind either
-        drop_cache(paths.log_dir(), BRIEF_ROWS)  # the briefing's rows, subjects and all
+        drop(paths.log_dir())  # the ranker's counts and words, the briefing's rows
+        # (rewrite_log drops them too): a purge run again after one killed past its rewrite
+        # leaves no cache behind either
         _remove_stale_stdin_dirs(paths.log_dir())
         running = _running_extractions(state)
     seen = {e.get("id") for e in first.entries + first.pending}

@@ -90,7 +90,7 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
 
     from .. import paths
     from ..fsutil import open_fd
-    from ..rank.kept import CHECK, _crc, _holds
+    from ..logcache import crc_before, holds
 
     path = os.fspath(log_path) if log_path is not None else paths.log_file()
     try:
@@ -103,7 +103,7 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
         data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else b""
         where = cache_path(path)
         kept = _load(where, info.st_ino) if trust else None
-        if kept is None or not _holds(fd, kept, size):
+        if kept is None or not holds(fd, kept, size):
             kept = _Kept()
         tail = data[kept.size:size]
         stop = tail.rfind(b"\n") + 1  # whole lines: what may be kept
@@ -111,8 +111,7 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
         whole = _parse(tail[:stop], kept.size, entries)
         if keep and stop and (stop >= STORE_AFTER or not kept.size) and _home_log(path):
             end = kept.size + stop
-            n = min(CHECK, end)
-            _store(where, path, info.st_ino, end, _crc(os.pread(fd, n, end - n)),
+            _store(where, path, info.st_ino, end, crc_before(fd, end),
                    kept.rows + whole.rows, kept.bad + whole.bad,
                    kept.first_bad if kept.first_bad is not None else whole.first_bad)
         partial = _parse(tail[stop:], kept.size + stop, entries)  # a line being written

@@ -16,11 +16,12 @@ compares the two on varied logs).
 
 It is a cache: deleting it changes no answer. It is trusted only when the log has the inode it
 was made for, is at least ``size`` long and the ``CHECK`` bytes before ``size`` have its CRC
-(:mod:`.kept`'s check); a log rewritten (``purge``, ``subjects rename``), truncated or replaced
-is scanned whole, as before. It holds words of entries, so ``purge`` deletes it, with the
-counts (:func:`.kept.drop`); a forgotten entry is hidden by its forget record, which the kept
-``"replaces"`` (or the scan of the lines after them) name. It is written (temp file and rename)
-only under the directory lock taken if free at once: a turn never waits.
+(:mod:`zettelclaw.logcache`'s check); a log rewritten (``purge``, ``subjects rename``),
+truncated or replaced is scanned whole, as before. It holds words of entries, so ``purge``
+deletes it with the other caches (:func:`zettelclaw.logcache.drop`); a forgotten entry is
+hidden by its forget record, which the kept ``"replaces"`` (or the scan of the lines after
+them) name. It is written (temp file and rename) only under the directory lock taken if free
+at once: a turn never waits.
 
 The file: a header line (``zcidx``, version, byte order, inode, size, crc, the lengths of the
 parts, ``end``), the words sorted and joined by newlines, then arrays of unsigned 32-bit
@@ -35,9 +36,9 @@ from __future__ import annotations
 import os
 import sys
 
-from .kept import CHECK, INDEX_FILE, _crc, _holds, _put
+from ..logcache import RANK_INDEX as CACHE_FILE
+from ..logcache import crc_before, holds, store
 
-CACHE_FILE = INDEX_FILE
 INDEX_FROM = 64 << 10   # a log shorter than this is scanned whole (cheaper than the file)
 STORE_AFTER = 64 << 10  # kept again (merged) once this much log lies beyond it
 _VERSION = 1
@@ -163,7 +164,7 @@ def load(log_path, fd: int, size: int) -> Index | None:
         found = _parse(mapped)
     except Exception:  # noqa: BLE001 - absent, unreadable, refused or not ours: scan the log
         return None
-    if found is None or found.inode != os.fstat(fd).st_ino or not _holds(fd, found, size):
+    if found is None or found.inode != os.fstat(fd).st_ino or not holds(fd, found, size):
         return None
     return found
 
@@ -288,11 +289,10 @@ def _store(log_path, fd: int, data: bytes, base: int, found: Index | None) -> No
     out["at"].extend(at for _, at in replaces)
     vocab = b"\n".join(words)
     blob = b'"'.join(target for target, _ in replaces)
-    n = min(CHECK, stop)
     inode = os.fstat(fd).st_ino
     head = " ".join(str(v) for v in (
-        _MAGIC.decode(), _VERSION, sys.byteorder, inode, stop, _crc(os.pread(fd, n, stop - n)),
+        _MAGIC.decode(), _VERSION, sys.byteorder, inode, stop, crc_before(fd, stop),
         len(words), len(vocab), len(out["structural"]), len(out["scored"]), len(replaces),
         len(blob), "end")) + "\n"
     payload = b"".join([head.encode(), vocab, *(out[name].tobytes() for name in _ARRAYS), blob])
-    _put(index_path(log_path), log_path, inode, payload, CACHE_FILE)
+    store(index_path(log_path), log_path, inode, payload)

@@ -13,20 +13,18 @@ least that long and those bytes have that CRC; anything else (a log rewritten by
 rename`` or ``purge``, truncated, replaced) counts the whole log again, as before. It is only a
 cache: deleting it changes no answer, and ``purge`` deletes it.
 
-It is stored under the directory lock, taken only if free at once (a turn never waits), with
-the log's inode checked again under it, by temp file and rename: a purge or a rewrite holding
-the lock cannot interleave, and a reader never sees half a file.
+It is checked and stored as every cache of the log is (:mod:`zettelclaw.logcache`: under the
+directory lock taken only if free at once, so a turn never waits; by temp file and rename).
 """
 
 from __future__ import annotations
 
 import os
 
+from ..logcache import RANK_STATS as CACHE_FILE
+from ..logcache import crc_before, holds, store
 from .bm25 import FIELDS
 
-CACHE_FILE = "rank-stats.json"
-INDEX_FILE = "rank-index.bin"  # .index.CACHE_FILE (dropped with the counts)
-CHECK = 256             # bytes before the counted end whose CRC must match
 STORE_AFTER = 16 << 10  # store again once this much log lies beyond the kept counts
 _VERSION = 1
 
@@ -41,12 +39,6 @@ class Counted:
 
 def cache_path(log_path) -> str:
     return os.path.join(os.path.dirname(os.fspath(log_path)) or ".", CACHE_FILE)
-
-
-def _crc(data: bytes) -> int:
-    import zlib
-
-    return zlib.crc32(data)
 
 
 def _parse(raw: bytes) -> dict[str, int] | None:
@@ -84,16 +76,6 @@ def _read(path: str, inode: int) -> Counted | None:
     return found
 
 
-def _holds(fd: int, kept: Counted, size: int) -> bool:
-    """Whether the log (``fd``, ``size`` bytes) still starts with the bytes ``kept`` counted."""
-    if kept.size > size:
-        return False
-    if kept.size == 0:
-        return True
-    start = max(0, kept.size - CHECK)
-    return _crc(os.pread(fd, kept.size - start, start)) == kept.crc
-
-
 def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) -> Counted:
     """N, entries and field length totals of the log open at ``fd`` (``size`` bytes), all of
     it, a partial last line included (it counts as a line, as it always did); from the kept
@@ -102,7 +84,7 @@ def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) 
     inode = os.fstat(fd).st_ino
     where = cache_path(path)
     kept = _read(where, inode)
-    if kept is None or not _holds(fd, kept, size):
+    if kept is None or not holds(fd, kept, size):
         kept = Counted()
     start = kept.size
     tail = data[start:size] if data is not None else os.pread(fd, size - start, start)
@@ -112,8 +94,7 @@ def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) 
         count_lines(tail[:stop], whole)
         whole.size = start + stop
     if stop >= STORE_AFTER or (stop and start == 0):
-        n = min(CHECK, whole.size)
-        _store(where, path, inode, whole, _crc(os.pread(fd, n, whole.size - n)))
+        _store(where, path, inode, whole, crc_before(fd, whole.size))
     if stop < len(tail):  # a last line still being written, or one without its newline
         partial = Counted(whole.size, whole.lines, whole.entries, whole.totals)
         count_lines(tail[stop:], partial)
@@ -122,63 +103,9 @@ def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) 
 
 
 def _store(where: str, log_path, inode: int, counted: Counted, crc: int) -> None:
-    """Write the counts if the directory lock is free right now and the log is still the one
-    counted; any failure leaves the cache as it was (or absent)."""
+    """Write the counts (:func:`..logcache.store`: only if the directory lock is free right now
+    and the log is still the one counted)."""
     text = ("{" + f'"version":{_VERSION},"inode":{inode},"size":{counted.size},"crc":{crc},'
             f'"lines":{counted.lines},"entries":{counted.entries},'
             + ",".join(f'"{name}":{counted.totals[name]}' for name in FIELDS) + "}\n")
-    _put(where, log_path, inode, text.encode(), CACHE_FILE)
-
-
-def _put(where: str, log_path, inode: int, payload: bytes, name: str) -> None:
-    """Write ``payload`` to ``where`` (temp file ``.name.PID.tmp`` and rename) if the directory
-    lock is free right now, the log still has ``inode`` and nothing but a regular file is in
-    the way; any failure leaves the file as it was (or absent)."""
-    import fcntl
-
-    directory = os.path.dirname(where) or "."
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if os.stat(log_path).st_ino != inode or not _replaceable(where):
-            return
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(out, view):]
-        finally:
-            os.close(out)
-        os.replace(tmp, where)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-    finally:
-        os.close(fd)
-
-
-def _replaceable(where: str) -> bool:
-    """A regular file or nothing: a symlink, FIFO or directory in its place is left alone."""
-    import stat
-
-    try:
-        return stat.S_ISREG(os.lstat(where).st_mode)
-    except FileNotFoundError:
-        return True
-
-
-def drop(log_dir) -> None:
-    """Delete the kept counts and the kept index (:mod:`.index`, which holds words of
-    entries) (``purge``, ``subjects rename``, under the lock: the next query counts and scans
-    again)."""
-    for name in (CACHE_FILE, INDEX_FILE):
-        try:
-            os.unlink(os.path.join(os.fspath(log_dir), name))
-        except FileNotFoundError:
-            pass
+    store(where, log_path, inode, text.encode())
