@@ -72,12 +72,13 @@ def main() -> None:
 
         zettelclaw = executable()
         brief = zettelclaw + ["brief", "--no-llm", "--now", night]
-        write = " ".join(zettelclaw) + ' write fact "A bench probe $(date +%s%N)." -s bench'
+        write = zettelclaw + ["write", "fact", "A bench probe, number {}.", "-s", "bench"]
         runs = in_turns(
             {"python3 -c pass": [sys.executable, "-c", "pass"], "whole log": brief,
              "after one new entry": brief},
-            env, args.repeat, before={"whole log": ["rm", "-f", str(home / "brief-rows.json")],
-                                      "after one new entry": ["sh", "-c", write]})
+            env, args.repeat,
+            before={"whole log": lambda _: ["rm", "-f", str(home / "brief-rows.json")],
+                    "after one new entry": lambda n: [a.format(n + 1) for a in write]})
         block = (workspace / "MEMORY.md").read_text().split("-->", 1)[1]
         lines = block.strip("\n").count("\n")
 

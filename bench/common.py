@@ -8,6 +8,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -40,19 +41,20 @@ def best(cmd, *, repeat: int, env: dict, shell: bool = False) -> float:
 
 
 def in_turns(argvs: dict[str, list[str]], env: dict, repeat: int, *, pick=min,
-             before: dict[str, list[str]] | None = None) -> dict[str, tuple]:
+             before: dict[str, Callable[[int], list[str]]] | None = None) -> dict[str, tuple]:
     """Each command of ``argvs`` run once per round, ``repeat`` rounds (so a busy moment of the
     machine falls on all of them alike): per name, the wall time and the CPU time (user +
     system, of the process and its children) that ``pick`` makes of the rounds (``min``: the
-    best; ``statistics.median``), and the output of the last run. ``before``: a command run
-    untimed ahead of the one of the same name in every round (a write before a build)."""
+    best; ``statistics.median``), and the output of the last run. ``before``: per name, the
+    command (made of the round's number) run untimed ahead of it in every round (a write
+    before a build: a new one each round, or the log refuses it as said already)."""
     walls: dict[str, list[float]] = {name: [] for name in argvs}
     cpus: dict[str, list[float]] = {name: [] for name in argvs}
     out: dict[str, bytes] = {}
-    for _ in range(repeat):
+    for turn in range(repeat):
         for name, argv in argvs.items():
             if before and name in before:
-                subprocess.run(before[name], env=env, check=True, stdout=subprocess.DEVNULL,
+                subprocess.run(before[name](turn), env=env, check=True, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
             start_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()

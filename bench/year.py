@@ -388,8 +388,10 @@ class Run:
             "recall -- thanks!": [zc, "recall", "--", "thanks!"],
             "sweep, nothing new": [zc, "sweep", "-j", "1"],
         }
-        write = [zc, "write", "fact", f"A probe note about {busiest}.", "-s",
-                 self.year.recurring[0]]
+        def write(turn: int) -> list[str]:  # a new fact each round: the same one is refused
+            return [zc, "write", "fact", f"Probe note number {turn + 1} about {busiest}.",
+                    "-s", self.year.recurring[0]]
+
         runs = in_turns(commands, env, self.repeat, pick=median,
                         before={"vault build after one write": write})
         shutil.rmtree(probe, ignore_errors=True)
