@@ -305,6 +305,8 @@ class _Builder:
 
         def draw():
             qualifier, measure = rng.choice(QUALIFIERS), rng.choice(MEASURES)
+            if qualifier in measure[0].split():  # never "the replica replica count": the next
+                qualifier = QUALIFIERS[(QUALIFIERS.index(qualifier) + 1) % len(QUALIFIERS)]
             return f"{slug}|{qualifier} {measure[0]}", qualifier, *measure
 
         found = self.unused(draw)

@@ -81,6 +81,60 @@ def test_a_task_from_two_months_ago_is_closed_by_todays_conversation(cli, home, 
     assert done["status"] == "done" and done["replaces"] == old["id"]
 
 
+VERBS = ("review", "clean up", "migrate", "test", "document", "rotate", "archive", "audit")
+OBJECTS = ("invoice templates", "webhook handlers", "login page", "onboarding emails",
+           "search index", "access keys", "cron jobs", "status page")
+
+
+def test_a_task_from_two_months_ago_is_closed_by_todays_conversation_with_forty_newer_tasks_of_the_same_subject_in_between(  # noqa: E501
+        cli, home, fake_anthropic, log_dir):
+    old = make_entry("task", "We need to clean up the invoice templates for Atlas Billing.",
+                     "s0", subject="atlas-billing", status="open",
+                     timestamp=_stamp(TODAY - timedelta(days=60)))
+    # look-alikes, newer: other work on the same things, the same work on other things; and
+    # facts and questions of the subject much like the conversation's other messages
+    newer = [make_entry("task", f"We need to {verb} the {thing} for Atlas Billing.",
+                        f"s{n // 4 + 1}", subject="atlas-billing", status="open",
+                        timestamp=_stamp(TODAY - timedelta(days=59) + timedelta(hours=20 * n)))
+             for n, (verb, thing) in enumerate((v, o) for v in VERBS for o in OBJECTS
+                                               if (v, o) != ("clean up", "invoice templates"))
+             ][:48]
+    newer += [make_entry(*(("fact", f"The realtime rate limit of the {q} export for Atlas "
+                                    f"Billing is {100 + n} requests per minute.") if n % 2 else
+                           ("question", f"Which payment provider should the {q} export for "
+                                        "Atlas Billing use?")),
+                         f"s{n // 4 + 20}", subject="atlas-billing",
+                         timestamp=_stamp(TODAY - timedelta(days=19) + timedelta(hours=9 * n)))
+              for n, q in enumerate(q for q in ("staging", "nightly", "partner", "mobile",
+                                                "regional", "legacy", "public", "internal",
+                                                "weekly", "audit") for _ in range(4))]
+    write_log(log_dir, [old, *newer])
+    home.jsonl_session("main", SID, [
+        ("user", "Cleaning up the invoice templates for Atlas Billing is done."),
+        ("assistant", "Good, noted for Atlas Billing."),
+        ("user", "Which payment provider should the invoice export for Atlas Billing use?"),
+        ("assistant", "I will find out."),
+        ("user", "The realtime rate limit for Atlas Billing is 600 requests per minute."),
+        ("assistant", "Noted."),
+        ("user", "We decided to freeze the pricing page for Atlas Billing this quarter."),
+        ("assistant", "Okay.")], key="agent:main:main", start=TODAY)
+    fake_anthropic.entries(
+        {"type": "task", "content": "Cleaning up the invoice templates for Atlas Billing is done.",
+         "status": "done", "replaces": "{{id-of:clean up the invoice templates}}"},
+        {"type": "handoff", "content": "Invoice templates done"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0, result.stderr
+    assert "no such entry" not in result.stderr
+
+    assert old["id"] in {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+    still_open = cli.lines("search", "--type", "task", "--status", "open",
+                           "--subject", "atlas-billing", "--json")
+    assert old["id"] not in {e["id"] for e in still_open} and len(still_open) == 48
+    (done,) = cli.lines("search", "--type", "task", "--status", "done",
+                        "--subject", "atlas-billing", "--json")
+    assert done["replaces"] == old["id"]
+
+
 def test_an_old_open_question_of_a_subject_the_conversation_names_is_shown(
         cli, home, fake_anthropic, log_dir):
     question = make_entry("question", "Which region should the replica live in?", "s0",

@@ -73,3 +73,55 @@ def test_an_older_conversation_swept_late_does_not_overwrite_newer_truth():
     later, _, _ = build_entries(items, "jan19", known_ids=set(resolution.by_id),
                                 timestamp="2026-01-19T10:00:00Z", resolution=resolution)
     assert later[0]["replaces"] == "factNew00001"
+
+
+# -- a correction never closes a look-alike (issue 22) ------------------------------------------
+
+
+def _tasks(*contents, stamp="2026-01-10T10:00:00Z"):
+    return [_entry(f"task{n:08d}", "task", content, stamp, status="open", subject="atlas")
+            for n, content in enumerate(contents)]
+
+
+def test_a_done_that_names_a_different_thing_does_not_close_the_look_alike_task():
+    # two months ago: the task; last week: another task of the subject, on other things.
+    # The model was shown only the newer one and closes it for want of the right one.
+    target, look_alike = _tasks("We need to clean up the invoice templates for Atlas.",
+                                "We need to migrate the test fixtures for Atlas.")
+    target["timestamp"] = "2025-11-10T10:00:00Z"
+    resolution = _log(target, look_alike)
+    items = [{"type": "task", "status": "done", "replaces": look_alike["id"],
+              "content": "Cleaning up the invoice templates for Atlas is done."}]
+    made, warnings, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                                      shown={look_alike["id"]},
+                                      timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    assert "replaces" not in made[0] and made[0]["status"] == "done"  # kept, as a new entry
+    assert any(f"dropped replaces={look_alike['id']}: {target['id']}, not shown to the model, "
+               "names what it says more closely" in w for w in warnings)
+
+
+def test_a_short_done_closes_the_task_it_names_beside_other_tasks_sharing_a_word():
+    # what a real model writes: a short sentence, fewer words than the task; other open
+    # tasks, not shown, share a word with it but not every word the task shares
+    task, *others = _tasks("Migrate the auth service to Okta before the audit",
+                           "Document the Okta tenant settings",
+                           "Ask Max about the auth audit findings")
+    resolution = _log(task, *others)
+    items = [{"type": "task", "status": "done", "replaces": task["id"],
+              "content": "The Okta migration task is done"}]
+    made, warnings, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                                      shown={task["id"]},
+                                      timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    assert made[0]["replaces"] == task["id"] and warnings == []
+
+
+def test_the_models_choice_stands_when_it_was_shown_the_closer_entry_too():
+    named, closer = _tasks("We need to update the permission model for Atlas.",
+                           "We need to back up the permission model for Atlas.")
+    resolution = _log(named, closer)
+    items = [{"type": "task", "status": "done", "replaces": named["id"],
+              "content": "Backing up the permission model for Atlas is done."}]
+    made, _, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                               shown={named["id"], closer["id"]},
+                               timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    assert made[0]["replaces"] == named["id"]  # it saw both: its judgment, not a guess

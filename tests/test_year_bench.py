@@ -36,6 +36,11 @@ def test_the_synthetic_year_is_the_same_for_the_same_seed_and_holds_what_the_iss
         assert {year.statements[s.target].kind for s in year.statements
                 if s.kind == follow_up} == {target}
 
+    for s in year.statements:  # a fact's qualifier never repeats its measure's words: "The
+        if s.kind in ("fact", "correction") and s.key and "|" in s.key:  # replica replica
+            qualifier, *thing = s.key.split("|")[1].split()  # count" would restate "The
+            assert qualifier not in thing, s.text  # replica count" to a reader and a model
+
     first, change = year.vpn
     assert year.statements[change].day - year.statements[first].day == 85  # ~90, in 90 days
     assert year.statements[change].text == "Actually, the VPN port for Office Network is 51900."

@@ -14,9 +14,11 @@ Per conversation segment (a 2026.9 ``reset`` event, or a rotated 2026.2 file, en
    content, a task's status (``open`` when the model left it out), unknown fields dropped;
    ``id``, ``timestamp`` and ``session`` always come from here, never from the model; subjects
    are slugified and new ones registered (Title Case display, type project); a ``replaces``
-   naming no entry the model was shown, or one its type cannot correct, is dropped with a
-   warning; exactly one handoff is kept (the last one
-   of the last chunk); when the model wrote none, none is stored and a warning says so;
+   naming no entry the model was shown, or one its type cannot correct, or a look-alike (an
+   entry it was not shown names what the new entry says more closely:
+   ``zettelclaw.corrections.look_alike``) is dropped with a warning; exactly one handoff is
+   kept (the last one of the last chunk); when the model wrote none, none is stored and a
+   warning says so;
 4. secrets are redacted, then all of the segment's entries go into the log in one locked append.
 
 An entry's ``timestamp`` is when its conversation happened, not when it was extracted: the time

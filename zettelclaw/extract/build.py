@@ -34,7 +34,8 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     another existing entry is not linked: the model cannot know it, it guessed (the entry is
     kept as a new one, a warning says why). A ``replaces`` whose target's type cannot be
     corrected by the entry's type (:func:`zettelclaw.corrections.can_replace`; the target is
-    known from ``resolution``) is not linked either.
+    known from ``resolution``) is not linked either, nor one that an entry the model was not
+    shown names more closely (:func:`zettelclaw.corrections.look_alike`: a look-alike).
 
     With ``resolution`` (of the log as it stands) a proposed ``replaces`` follows the rules of
     :mod:`zettelclaw.corrections`: an id already replaced is redirected to its chain's current
@@ -83,7 +84,8 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                 warnings.append(f"dropped replaces={replaces}: that entry was {gone}; kept as "
                                 "a new entry")
             else:
-                target = _target(replaces, kind, known_ids, shown, resolution, warnings)
+                target = _target(replaces, kind, content, known_ids, shown, resolution,
+                                 stamp, warnings)
                 if target is not None:
                     fields["replaces"] = target
         if resolution is not None and fields.get("replaces"):
@@ -110,11 +112,11 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     return entries, [redact(w) for w in warnings], dropped
 
 
-def _target(target: str, kind: str, known_ids: set[str], shown, resolution,
-            warnings: list[str]) -> str | None:
-    """``target`` if the model may name it in a ``replaces`` of a ``kind`` entry, else None
-    (a warning says why)."""
-    from ..corrections import can_replace
+def _target(target: str, kind: str, content: str, known_ids: set[str], shown, resolution,
+            stamp: str, warnings: list[str]) -> str | None:
+    """``target`` if the model may name it in a ``replaces`` of a ``kind`` entry saying
+    ``content``, else None (a warning says why)."""
+    from ..corrections import can_replace, look_alike
 
     if target not in known_ids:
         warnings.append(f"dropped replaces={target[:40]!r}: no such entry")
@@ -127,6 +129,12 @@ def _target(target: str, kind: str, known_ids: set[str], shown, resolution,
     if old is not None and not can_replace(old.get("type"), kind):
         warnings.append(f"dropped replaces={target}: a {kind} cannot replace a "
                         f"{old.get('type')}; kept as a new entry")
+        return None
+    if old is not None and shown is not None \
+            and (closer := look_alike(old, content, shown, resolution, stamp)) is not None:
+        warnings.append(f"dropped replaces={target}: {closer['id']}, not shown to the model, "
+                        "names what it says more closely (the named one is a look-alike); "
+                        "kept as a new entry")
         return None
     return target
 

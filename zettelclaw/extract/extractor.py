@@ -45,13 +45,14 @@ class Extractor:
     # -- context ---------------------------------------------------------------------------
 
     @staticmethod
-    def shown_for(transcript: str, resolution, stamp: str | None) -> Shown:
+    def shown_for(transcript: str, resolution, stamp: str | None,
+                  messages: list[str] | None = None) -> Shown:
         """The subjects and existing entries shown to the model for a conversation whose text
-        is ``transcript`` (:mod:`.context`), from ``resolution``: the log as it stood at
-        ``stamp``, the conversation's time."""
+        is ``transcript`` (:mod:`.context`) and whose person said ``messages``, from
+        ``resolution``: the log as it stood at ``stamp``, the conversation's time."""
         from ..subjects import Registry
 
-        return choose(transcript, resolution, Registry.load().items(), stamp)
+        return choose(transcript, resolution, Registry.load().items(), stamp, messages)
 
     def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
                   shown: Shown | None = None, earlier: list[dict] | None = None) -> str:
@@ -95,11 +96,12 @@ class Extractor:
         ``resolution``: the log's replacement map, for the correction rules of
         :func:`build_entries`. Raises ModelError."""
         from ..resolve import Resolution
-        from ..transcripts import chunk_messages, render
+        from ..transcripts import USER, chunk_messages, render
 
         chunks = chunk_messages(segment.messages, self.chunk_chars)
         stamp = timestamp or segment_time(segment)
-        shown = self.shown_for(render(segment.messages), as_of or Resolution([]), stamp)
+        shown = self.shown_for(render(segment.messages), as_of or Resolution([]), stamp,
+                               [m.text for m in segment.messages if m.role == USER])
         usage = Usage()
         entries: list[dict] = []
         warnings: list[str] = []
