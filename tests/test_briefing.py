@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
@@ -25,14 +26,14 @@ MANUAL = """## Goals
 
 """
 
-_counter = iter(range(1, 10_000))
+_counter = itertools.count(1)
 
 
 def entry(type_: str, content: str, when: str, subject: str | None = None, *,
           session: str = "s1", **fields) -> dict:
     """One log line; ``when`` is an ISO date-time (a bare date means noon UTC)."""
     stamp = when if "T" in when else f"{when}T12:00:00Z"
-    out = {"id": fields.pop("id", f"id{next(_counter):010d}"), "timestamp": stamp,
+    out = {"id": fields.pop("id", None) or f"id{next(_counter):010d}", "timestamp": stamp,
            "type": type_, "content": content}
     if type_ == "task":
         out["status"] = fields.pop("status", "open")

@@ -10,25 +10,9 @@ import orjson
 import pytest
 
 from tests.conftest import write_log
-from tests.test_briefing import NIGHT, block_of, sections
+from tests.test_briefing import NIGHT, block_of, entry, sections
 
 ROWS = "brief-rows.json"
-_ids = iter(range(1, 1_000_000))
-
-
-def entry(type_: str, content: str, when: str, subject: str | None = None, *,
-          session: str = "s1", **fields) -> dict:
-    """One log line (as tests/test_briefing.py writes them, with ids of this file's own)."""
-    stamp = when if "T" in when else f"{when}T12:00:00Z"
-    out = {"id": fields.pop("id", None) or f"k{next(_ids):011d}", "timestamp": stamp,
-           "type": type_, "content": content}
-    if type_ == "task":
-        out["status"] = fields.pop("status", "open")
-    if subject:
-        out["subject"] = subject
-    out.update(fields)
-    out["session"] = session
-    return out
 SUBJECTS = ("auth-migration", "office-network", "garden", "tax-return", "zettelclaw")
 
 
