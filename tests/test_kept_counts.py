@@ -160,8 +160,7 @@ def test_recall_on_a_year_of_log_loads_no_json_library(log_dir, zc):
     # a year of use is a log of a few MB: recall and its handoff read the kept counts and parse
     # only candidate lines, print JSON with the standard library's C encoder, and sort the
     # 29th-31st of a month without datetime
-    import subprocess
-    import sys
+    from tests.hotpath import imports_of
 
     write_log(log_dir, _entries() + [
         {**_note(i), "timestamp": f"2026-{(1, 3, 5, 7, 8, 10, 12)[i % 7]:02d}-"
@@ -170,25 +169,14 @@ def test_recall_on_a_year_of_log_loads_no_json_library(log_dir, zc):
     zc("recall", "--handoff", "--", BACKOFF)  # the first turn counts the log and keeps it
     for argv in (["recall", "--handoff", "--text", "--", BACKOFF],
                  ["recall", "--handoff", "--", BACKOFF], ["recall", "--json", "--", BACKOFF]):
-        code = ("import sys, io, contextlib\n"
-                f"sys.argv = ['zettelclaw', *{argv!r}]\n"
-                "from zettelclaw.__main__ import main\n"
-                "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-                "    main()\n"
-                "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
-                "print(','.join(m for m in ('orjson', 'json', 're', 'datetime', 'pathlib',\n"
-                "    'subprocess', 'dataclasses') if m in sys.modules))\n")
-        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        assert result.returncode == 0, result.stderr
-        assert result.stdout.strip() == "", argv
+        assert imports_of(argv, "2s, 10s, 30s", ("orjson", "json", "re", "datetime", "pathlib",
+                                                "subprocess", "dataclasses")) == [], argv
 
 
 def test_search_of_words_on_a_small_log_starts_no_process_and_loads_no_json_library(log_dir):
     # memory_search's form: on a log read in Python, no rg process, no Query (dataclasses,
     # datetime, re), no pathlib for the memory files, no orjson for a page of results
-    import subprocess
-    import sys
-
+    from tests.hotpath import imports_of
     from zettelclaw import hot, rank
 
     assert hot.SMALL_LOG == rank.SMALL_LOG  # hot decides before importing rank
@@ -196,16 +184,7 @@ def test_search_of_words_on_a_small_log_starts_no_process_and_loads_no_json_libr
     (log_dir.parent / "workspace" / "memory").mkdir(parents=True, exist_ok=True)
     (log_dir.parent / "workspace" / "memory" / "notes.md").write_text(
         "# Webhooks\n\nThe retry backoff was tuned twice.\n")
-    code = ("import sys, io, contextlib\n"
-            "sys.argv = ['zettelclaw', 'search', '--', 'webhook retries backoff']\n"
-            "from zettelclaw.__main__ import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-            "    main()\n"
-            "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
-            "assert 'memory/notes.md' in out.getvalue(), out.getvalue()\n"
-            "print(','.join(m for m in ('orjson', 'json', 're', 'datetime', 'pathlib',\n"
-            "    'subprocess', 'threading', 'dataclasses', 'zettelclaw.query')\n"
-            "    if m in sys.modules))\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == ""
+    assert imports_of(["search", "--", "webhook retries backoff"],
+                      ("2s, 10s, 30s", "memory/notes.md"),
+                      ("orjson", "json", "re", "datetime", "pathlib", "subprocess", "threading",
+                       "dataclasses", "zettelclaw.query")) == []

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tests.conftest import DESIGN_LINES, write_log
-from tests.hotpath import heavy_imports
+from tests.hotpath import heavy_imports, imports_of
 
 TITLE = "## Recalled memories (relevant to the message)"
 
@@ -229,23 +229,11 @@ def test_recall_on_a_small_log_starts_like_the_handoff(recall_log, zc):
     # start-up is the cost of a per-turn command on a small log: no rg process (and none of
     # subprocess, threading), no orjson (its import pulls in dataclasses, uuid and json), no
     # pathlib, no Query (dataclasses, datetime)
-    import subprocess
-    import sys
-
     zc("handoff")  # the first run after the log grew writes state.json's handoff pointer
 
-    code = (
-        "import sys, io, contextlib\n"
-        f"sys.argv = ['zettelclaw', 'recall', '--handoff', '--text', '--', {BACKOFF!r}]\n"
-        "from zettelclaw.__main__ import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-        "    main()\n"
-        "assert '2s, 10s, 30s' in out.getvalue(), out.getvalue()\n"
-        "print(','.join(m for m in ('subprocess', 'threading', 'orjson', 'dataclasses',\n"
-        "    'pathlib', 'datetime', 'zettelclaw.query', 'importlib.util') if m in sys.modules))\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == ""
+    assert imports_of(["recall", "--handoff", "--text", "--", BACKOFF], "2s, 10s, 30s",
+                      ("subprocess", "threading", "orjson", "dataclasses", "pathlib",
+                       "datetime", "zettelclaw.query", "importlib.util")) == []
 
 
 def _large_log(log_dir):

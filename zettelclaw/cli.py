@@ -7,6 +7,7 @@ and the documented exit code (0 ok, 1 failure, 2 usage or bad input).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -178,13 +179,9 @@ def app_for(args: list[str]) -> typer.Typer:
     return _full()
 
 
+@functools.cache
 def _full() -> typer.Typer:
-    global app
-    try:
-        return app
-    except NameError:
-        app = build()
-        return app
+    return build()
 
 
 def __getattr__(name: str):

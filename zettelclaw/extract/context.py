@@ -116,20 +116,18 @@ def choose(transcript: str, resolution, registry, stamp: str | None,
 def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_entries,
              messages: list[str]) -> list[dict]:
     """The entries shown, in the log's order (see the module's docstring)."""
+    # (the ranker's copies carry a score, which no line shows: see _line)
     ranked = rank_entries(transcript, candidates, RANKED) if candidates else []
-    ranked = [{k: v for k, v in e.items() if k != "score"} for e in ranked]
     standing = [e for e in candidates
                 if not e.get("subject") and e.get("type") in ("fact", "decision")]
     unbound = rank_entries(transcript, standing, UNBOUND) if standing else []
-    unbound = [{k: v for k, v in e.items() if k != "score"} for e in unbound]
     about = [e for e in reversed(candidates) if e.get("subject") in touched]
     loops = [e for e in about if e.get("type") == "question"
              or e.get("type") == "task" and e.get("status") != "done"]
     known = [e for e in about if e.get("type") in ("fact", "decision")]
     own = loops + known
     per_message = [rank_entries(text, own, MATCHED) for text in messages] if own else []
-    matched = [{k: v for k, v in found[n].items() if k != "score"}
-               for n in range(MATCHED) for found in per_message if n < len(found)]
+    matched = [found[n] for n in range(MATCHED) for found in per_message if n < len(found)]
     newest = list(reversed(candidates[-NEWEST:]))
     order = {e["id"]: n for n, e in enumerate(candidates)}
     picked: dict[str, dict] = {}
