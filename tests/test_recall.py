@@ -316,3 +316,41 @@ def test_recall_on_a_small_log_does_not_load_re_and_what_comes_with_it(recall_lo
         loaded = _modules_after(argv)
         assert "zettelclaw.rank.ranking" in loaded  # the ranker ran
         assert not loaded & {"re", "enum", "functools", "collections"}, argv
+
+
+def test_a_turn_on_a_busy_subject_reads_back_200_lines_and_recalls_what_reading_all_would(
+        log_dir, cli, monkeypatch):
+    # a year of one busy subject: 900 entries name the harbour move, 300 of them the crane,
+    # one the crane's permit deadline; the question's words are in 900 lines
+    import random
+
+    from zettelclaw import recall
+    from zettelclaw.rank import ranking
+
+    rng = random.Random(3)
+    filler = "quote survey berth forklift pallet invoice schedule dock shift crew".split()
+    entries = []
+    for i in range(900):
+        said = ["Harbour", "move:", *rng.sample(filler, 4)]
+        if i % 3 == 0:
+            said += ["crane", "rental"]
+        if i == 444:
+            said = "Harbour move: the crane permit deadline is the 14th of March".split()
+        entries.append({"id": f"Hb{i:04d}_xxxxx", "timestamp": f"2026-{1 + i % 12:02d}-"
+                        f"{1 + i % 28:02d}T10:00:00Z", "type": "task", "status": "open",
+                        "content": " ".join(said), "subject": "harbour-move",
+                        "session": f"h{i // 6}"})
+    write_log(log_dir, entries)
+    read_back = []
+    line_at = ranking._line_at
+    monkeypatch.setattr(ranking, "_line_at", lambda mm, at: read_back.append(at)
+                        or line_at(mm, at))
+    message = "what is the deadline of the crane permit for the harbour move?"
+    turn = cli("recall", "--json", "--", message)
+    assert turn.exit_code == 0
+    assert len(read_back) == recall.EXACT == 200
+    assert [orjson.loads(line)["id"] for line in turn.stdout.splitlines()][0] == "Hb0444_xxxxx"
+    read_back.clear()
+    monkeypatch.setattr(recall, "EXACT", 10_000)
+    assert cli("recall", "--json", "--", message).stdout == turn.stdout
+    assert len(read_back) == 300  # the lines naming the crane: no other can beat the best 100

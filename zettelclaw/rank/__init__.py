@@ -25,8 +25,9 @@ lines holding it, the ``"replaces"``), so a query counts and scans only the line
    unknown); ``(k1 + 1)`` times that bounds a line's exact score, so only lines that can still
    beat the current top M are read back (``mmap``), parsed, checked against the structured
    filters and the replacement map, and scored exactly with BM25F over content, detail and
-   subject; at most ``EXACT_LIMIT`` of them (a shortlist on a large log, everything on a small
-   one). Memory use is bounded by the number of candidate lines, never by the log.
+   subject; at most ``EXACT_LIMIT`` of them (recall's: 200; a shortlist on a large log,
+   everything on a small one). Memory use is bounded by the number of candidate lines, never
+   by the log.
 4. **Re-rank** the top M with cheap signals that plain BM25 misses: query terms adjacent in an
    entry as in the question (bigram proximity); entries whose subject the question names
    (``caroline``, ``queue-retries``: every stem of the slug among the query's); entries written

@@ -80,7 +80,8 @@ class _Pool:
 
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
          started: Started | None = None, python_below: int = 0,
-         min_units: float | None = None, relative: float = 0.0) -> list[dict]:
+         min_units: float | None = None, relative: float = 0.0,
+         exact_limit: int = EXACT_LIMIT) -> list[dict]:
     """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
 
     ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
@@ -93,6 +94,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     score this many match units (see :func:`match_unit`), within ``relative`` of the best, are
     wanted; on a large log the scan is then planned from its sample (see :func:`plan_stream`):
     a common word's matches are not streamed when they alone cannot qualify.
+    ``exact_limit``: at most this many candidate lines are read back and scored exactly.
     """
     from .. import paths
 
@@ -123,7 +125,8 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     stats = _collection_stats(scan, chunks, query_terms)
     pool = _Pool(max(limit, RERANK_DEPTH))
     if scan.offsets:
-        _score_candidates(path, scan, stats, query, structural, query_terms, pool, explain)
+        _score_candidates(path, scan, stats, query, structural, query_terms, pool, explain,
+                          exact_limit)
     if chunks:
         _score_chunks(chunks, stats, query_terms, pool, explain)
     reranked = rerank(pool.ranked(), query.text, query_terms, stats)
@@ -163,27 +166,28 @@ def _approximate(scan: Scan, stats: Stats) -> dict:
     return approx
 
 
-def _shortlist(approx: dict, query) -> list:
+def _shortlist(approx: dict, query, exact_limit: int) -> list:
     """Candidate lines best-first by their approximate score, then the most recent."""
     # (with structured filters every candidate stays in line: most may not pass them)
-    shortlist = len(approx) if has_filters(query) else min(len(approx), EXACT_LIMIT * 4)
+    shortlist = len(approx) if has_filters(query) else min(len(approx), exact_limit * 4)
     # (``approx`` is in file order: reversed, a stable sort puts the last appended first;
     # dates are unknown before parsing, and the final order breaks ties by date)
     return sorted(reversed(approx), key=approx.__getitem__, reverse=True)[:shortlist]
 
 
 def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
-                      query_terms: list[str], pool: _Pool, explain: bool) -> None:
+                      query_terms: list[str], pool: _Pool, explain: bool,
+                      exact_limit: int) -> None:
     """Read candidate lines back (``mmap``) best-first, keep those that pass the filters and
     the replacement map, and score them exactly with BM25F: until none left can beat the
-    pool, or after EXACT_LIMIT lines (on a large log, the shortlist)."""
+    pool, or after ``exact_limit`` lines (on a large log, the shortlist)."""
     import mmap
 
     from ..fsutil import open_read
 
     sat = K1 + 1
     approx = _approximate(scan, stats)
-    ordered = _shortlist(approx, query)
+    ordered = _shortlist(approx, query, exact_limit)
     wanted = set(query_terms)
     prefixes = tuple(prefixes_of(query_terms))
     needles = structural.needles()
@@ -195,7 +199,7 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
         for key in ordered:
             if pool.full_above(approx[key] * sat):
                 break
-            if scored >= EXACT_LIMIT:
+            if scored >= exact_limit:
                 break
             _, line_end, raw = _line_at(mm, int(scan.offsets[key]))
             if needles and not all(needle in raw for needle in needles):
