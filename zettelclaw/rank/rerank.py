@@ -17,14 +17,33 @@ WHEN_BOOST = 0.5             # an entry written in the month/year the question n
 SESSION_WEIGHT = 0.4         # an entry's session context: + this * the best score in its session
 
 
-def proximity(text_words: list[str], query_terms: list[str], stats: Stats) -> tuple[float, list]:
+class _Question:
+    """What proximity looks for, worked out once per question: the adjacent pairs of its
+    terms, their prefixes, and the stem of each word met so far (the pool's entries share
+    most of their words)."""
+
+    def __init__(self, query_terms: list[str]):
+        self.pairs = set(zip(query_terms, query_terms[1:], strict=False))
+        self.prefixes = tuple(prefixes_of(query_terms)) if self.pairs else ()
+        self.stems: dict[str, str] = {}
+        self.subjects: dict[str, tuple[str, ...]] = {}  # slug -> its stems (subject_terms)
+
+    def stem(self, word: str) -> str:
+        found = self.stems.get(word)
+        if found is None:
+            found = self.stems[word] = stem(word) if word.startswith(self.prefixes) else ""
+        return found
+
+
+def proximity(text_words: list[str], query_terms: list[str], stats: Stats,
+              question: _Question | None = None) -> tuple[float, list]:
     """Bonus for query terms that stand next to each other (stop words skipped) as in the
     question: ``support group`` beats an entry that says support here and group there."""
-    pairs = set(zip(query_terms, query_terms[1:], strict=False))
+    question = question or _Question(query_terms)
+    pairs = question.pairs
     if not pairs:
         return 0.0, []
-    prefixes = tuple(prefixes_of(query_terms))
-    stems = [stem(w) if w.startswith(prefixes) else "" for w in text_words if keep(w)]
+    stems = [question.stem(w) for w in text_words if keep(w)]
     found = {pair for pair in zip(stems, stems[1:], strict=False) if pair in pairs}
     bonus = sum(PROXIMITY_WEIGHT * (stats.idf.get(a, 0) + stats.idf.get(b, 0)) for a, b in found)
     return bonus, sorted(f"{a} {b}" for a, b in found)
@@ -154,7 +173,8 @@ def rerank(top: list, text: str | None, query_terms: list[str], stats: Stats) ->
     """The pool's items (``(score, tiebreak, item, why)``, in any order) as ``[total, item, why,
     boosts, bm25]``: proximity, the subject the question names, the month or year it names,
     then each entry's session context (passage retrieval's document score)."""
-    pool = [_near_and_about(score, item, why, query_terms, stats)
+    question = _Question(query_terms)
+    pool = [_near_and_about(score, item, why, query_terms, stats, question)
             for score, _, item, why in top]
     _when_boost(pool, text)
     _session_boost(pool)
@@ -162,7 +182,7 @@ def rerank(top: list, text: str | None, query_terms: list[str], stats: Stats) ->
 
 
 def _near_and_about(score: float, item: dict, why: dict | None, query_terms: list[str],
-                    stats: Stats) -> list:
+                    stats: Stats, question: _Question) -> list:
     """One item with its proximity bonus and, for an entry about the subject the question
     names, the subject boost."""
     boosts = {}
@@ -170,13 +190,15 @@ def _near_and_about(score: float, item: dict, why: dict | None, query_terms: lis
     text = item.get("snippet") if memory else (
         f"{item.get('content', '')}\n{item.get('detail') or ''}")
     total = score
-    near, pairs = proximity(words(text), query_terms, stats)
+    near, pairs = proximity(words(text), query_terms, stats, question)
     if near:
         total += near
         boosts["proximity"] = {"pairs": pairs, "score": round(near, 4)}
     subject = item.get("subject")
     if not memory and isinstance(subject, str) and subject:
-        named = subject_terms(subject)
+        named = question.subjects.get(subject)
+        if named is None:
+            named = question.subjects[subject] = subject_terms(subject)
         if named and set(query_terms).issuperset(named):
             gain = total * SUBJECT_BOOST
             total += gain
