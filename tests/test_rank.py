@@ -401,3 +401,13 @@ def test_equal_scores_come_in_one_order_whichever_engine_reads_the_log(log_dir, 
     for a, b in zip(got, got[1:], strict=False):
         if (a["score"], a["timestamp"]) == (b["score"], b["timestamp"]):
             assert a["id"] > b["id"]
+
+
+def test_a_limit_above_the_scoring_cap_gets_every_match(log_dir, cli, engine):
+    # 700 current entries hold the word: `--limit 1000` lists all of them, none left unscored
+    write_log(log_dir, [{"id": f"Hb{i:04d}_xxxxx", "timestamp": "2026-03-01T10:00:00Z",
+                         "type": "fact", "content": f"Harbour note {i}: berth {i % 9} is free",
+                         "subject": "harbour", "session": f"h{i // 5}"} for i in range(700)])
+    got = cli.lines("search", "harbour", "--limit", "1000", "--json")
+    assert sorted(ids(got)) == [f"Hb{i:04d}_xxxxx" for i in range(700)]
+    assert len(cli.lines("search", "harbour", "--json")) == 20

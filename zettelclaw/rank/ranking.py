@@ -94,13 +94,15 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     score this many match units (see :func:`match_unit`), within ``relative`` of the best, are
     wanted; on a large log the scan is then planned from its sample (see :func:`plan_stream`):
     a common word's matches are not streamed when they alone cannot qualify.
-    ``exact_limit``: at most this many candidate lines are read back and scored exactly.
+    ``exact_limit``: at most this many candidate lines are read back and scored exactly (and
+    at least twice the results asked for: ``--limit 1000`` gets every match it can).
     """
     from .. import paths
 
     path = paths.log_file() if log is None else os.fspath(getattr(log, "path", log))
     query_terms = analyze(query.text)
     limit = query.limit or DEFAULT_LIMIT
+    exact_limit = max(exact_limit, 2 * limit)
     if not query_terms:
         return []
     structural = _structural(query)
