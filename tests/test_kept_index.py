@@ -253,6 +253,21 @@ def test_an_unreadable_index_is_scanned_past(log_dir, index, small_index, junk):
     assert _answers() == expected
 
 
+def test_an_index_kept_by_the_previous_version_is_scanned_past_and_kept_anew(log_dir, index,
+                                                                            small_index):
+    # version 1 had no word starts: its words, read as version 2's, would be other words
+    _append(log_dir, _log(9, 60))
+    expected = _fresh(index)
+    _answers()
+    head, rest = index.read_bytes().split(b"\n", 1)
+    assert head.startswith(b"zcidx 2 ")
+    wstarts = 4 * (int(head.split(b" ")[6]) + 1)
+    vocab = int(head.split(b" ")[7])
+    index.write_bytes(b"zcidx 1 " + head[8:] + b"\n" + rest[:vocab] + rest[vocab + wstarts:])
+    assert _answers() == expected
+    assert index.read_bytes().startswith(b"zcidx 2 ")
+
+
 @pytest.mark.parametrize("kind", ["fifo", "symlink", "directory"])
 def test_something_else_in_its_place_is_neither_read_nor_replaced(log_dir, index, small_index,
                                                                  kind, tmp_path):
