@@ -25,14 +25,21 @@ class _Question:
     def __init__(self, query_terms: list[str]):
         self.pairs = set(zip(query_terms, query_terms[1:], strict=False))
         self.prefixes = tuple(prefixes_of(query_terms)) if self.pairs else ()
-        self.stems: dict[str, str] = {}
+        # word -> its stem, "" when no query term can come from it, False for a stop word
+        self.stems: dict[str, str | bool] = {}
         self.subjects: dict[str, tuple[str, ...]] = {}  # slug -> its stems (subject_terms)
 
-    def stem(self, word: str) -> str:
-        found = self.stems.get(word)
-        if found is None:
-            found = self.stems[word] = stem(word) if word.startswith(self.prefixes) else ""
-        return found
+    def stems_of(self, text_words: list[str]) -> list[str]:
+        """The stem of each word but the stop words ("" where no query term can be)."""
+        known, out = self.stems, []
+        for word in text_words:
+            found = known.get(word)
+            if found is None:
+                found = known[word] = False if not keep(word) else \
+                    stem(word) if word.startswith(self.prefixes) else ""
+            if found is not False:
+                out.append(found)
+        return out
 
 
 def proximity(text_words: list[str], query_terms: list[str], stats: Stats,
@@ -43,7 +50,7 @@ def proximity(text_words: list[str], query_terms: list[str], stats: Stats,
     pairs = question.pairs
     if not pairs:
         return 0.0, []
-    stems = [question.stem(w) for w in text_words if keep(w)]
+    stems = question.stems_of(text_words)
     found = {pair for pair in zip(stems, stems[1:], strict=False) if pair in pairs}
     bonus = sum(PROXIMITY_WEIGHT * (stats.idf.get(a, 0) + stats.idf.get(b, 0)) for a, b in found)
     return bonus, sorted(f"{a} {b}" for a, b in found)
