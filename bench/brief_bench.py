@@ -9,9 +9,10 @@ same on a fast laptop and on a loaded 2-core box.
     python bench/brief_bench.py [--size 100000] [--repeat 5]
 
 Each run is a real subprocess of the installed ``zettelclaw`` executable writing MEMORY.md in a
-scratch workspace. Each round: ``python3 -c pass``; the brief with ``brief-rows.json`` deleted
-first (every line parsed, the rows kept again); one ``zettelclaw write`` (untimed), then the
-brief again (the kept rows plus the new line). Best of ``--repeat`` rounds, wall and CPU.
+scratch workspace. Each round: ``python3 -c pass``; the brief with ``brief-rows.json`` and
+``brief-digest.json`` deleted first (every line parsed, the rows and digest kept again); one
+``zettelclaw write`` (untimed), then the brief again (the digest plus the new line). Best of
+``--repeat`` rounds, wall and CPU.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def main() -> None:
             {"python3 -c pass": [sys.executable, "-c", "pass"], "whole log": brief,
              "after one new entry": brief},
             env, args.repeat,
-            before={"whole log": lambda _: ["rm", "-f", str(home / "brief-rows.json")],
+            before={"whole log": lambda _: ["rm", "-f", str(home / "brief-rows.json"),
+                                            str(home / "brief-digest.json")],
                     "after one new entry": lambda n: [a.format(n + 1) for a in write]})
         block = (workspace / "MEMORY.md").read_text().split("-->", 1)[1]
         lines = block.strip("\n").count("\n")
@@ -90,7 +92,7 @@ def main() -> None:
           f"CPU {whole_cpu * 1000:5.0f} ms  (target ≤ {TARGET * 1000:.0f} ms: {verdict}; "
           f"{lines} lines between the markers)")
     print(f"brief --no-llm, one new entry  {new * 1000:7.0f} ms  {new / reference:5.1f}x  "
-          f"CPU {new_cpu * 1000:5.0f} ms  (brief-rows.json kept by the brief before)")
+          f"CPU {new_cpu * 1000:5.0f} ms  (the digest kept by the brief before)")
     print(f"python3 -c pass                {reference * 1000:7.0f} ms         "
           f"CPU {reference_cpu * 1000:5.0f} ms  ({sys.executable})")
 

@@ -1,5 +1,6 @@
-"""The briefing's kept rows (``brief-rows.json``): a brief after a night's new lines reads those
-lines, not the log, and says exactly what it would say without them."""
+"""The briefing's kept rows (``brief-rows.json``) and digest (``brief-digest.json``): a brief
+after a night's new lines reads those lines, not the log (nor a row per line of it), and says
+exactly what it would say without them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tests.conftest import write_log
 from tests.test_briefing import NIGHT, block_of, entry, sections
 
 ROWS = "brief-rows.json"
+DIGEST = "brief-digest.json"
 SUBJECTS = ("auth-migration", "office-network", "garden", "tax-return", "zettelclaw")
 
 
@@ -53,20 +55,27 @@ def printed(cli, *args: str, night: str = NIGHT) -> str:
 
 
 def without_rows(cli, log_dir, *args: str, night: str = NIGHT) -> str:
-    """The block as a brief with no kept rows prints it (the rows are put back after)."""
-    rows = log_dir / ROWS
-    saved = rows.read_bytes() if rows.exists() else None
-    rows.unlink(missing_ok=True)
+    """The block as a brief with no kept rows and no digest prints it (both are put back
+    after, as they were)."""
+    from zettelclaw.briefing import digest
     from zettelclaw.briefing import rows as kept
 
-    real = kept._load
+    saved = {}
+    for name in (ROWS, DIGEST):
+        path = log_dir / name
+        saved[name] = path.read_bytes() if path.exists() else None
+        path.unlink(missing_ok=True)
+    real = kept._load, digest._load, digest.keep
     kept._load = lambda *_: None  # not kept again during this run either
+    digest._load = lambda *_: (None, b"")
+    digest.keep = lambda *_, **__: None
     try:
         return printed(cli, *args, night=night)
     finally:
-        kept._load = real
-        if saved is not None:
-            rows.write_bytes(saved)
+        kept._load, digest._load, digest.keep = real
+        for name, data in saved.items():
+            if data is not None:
+                (log_dir / name).write_bytes(data)
 
 
 @pytest.fixture
@@ -290,3 +299,191 @@ def test_the_rows_are_only_kept_beside_the_homes_own_log(cli, log_dir, tmp_path)
 @pytest.fixture
 def memory(zc_env):
     return zc_env["workspace"] / "MEMORY.md"
+
+
+@pytest.fixture
+def whole_reads(monkeypatch):
+    """How often a brief reads every row of the log (the kept rows, or the lines themselves),
+    and how many entries it counts one by one."""
+    from zettelclaw.briefing import rows, sections
+
+    seen = {"whole": 0, "counted": 0}
+    read = rows.read
+
+    def whole(*args, **kwargs):
+        seen["whole"] += 1
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(rows, "read", whole)
+    for name in ("_add_old", "_add_recent"):  # an entry older than every window, or not
+        real = getattr(sections._Tally, name)
+
+        def counted(self, *args, real=real):
+            seen["counted"] += 1
+            return real(self, *args)
+
+        monkeypatch.setattr(sections._Tally, name, counted)
+    return seen
+
+
+def test_after_a_year_one_new_decision_counts_the_last_weeks_and_the_new_line(
+        cli, log_dir, memory, whole_reads):
+    year = a_year()
+    write_log(log_dir, year)
+    brief(cli, "--no-llm", night="2026-02-23T20:00:00Z")  # last night's brief: the digest
+    assert whole_reads["whole"] == 1
+    whole_reads["counted"] = 0
+    write_log(log_dir, [entry("decision", "Move the garden beds to the south fence",
+                              "2026-02-23T21:00:00Z", "garden", id="newDecision1")])
+
+    brief(cli, "--no-llm")
+
+    assert "2026-02-23: Move the garden beds to the south fence" in \
+        sections(block_of(memory))["Recent Decisions"]
+    assert whole_reads["whole"] == 1  # neither the kept rows nor the log read whole again
+    # what the windows (14 days and a week's margin) hold, and the new line: not the year
+    assert whole_reads["counted"] <= 4 * 21 + 3 + 1 < len(year) // 10
+    assert printed(cli, "--no-llm") == without_rows(cli, log_dir, "--no-llm")
+
+
+def test_a_correction_tonight_of_a_task_from_months_ago_closes_it_as_a_whole_read_does(
+        cli, log_dir, whole_reads):
+    year = a_year()
+    write_log(log_dir, year)
+    old_task = next(e for e in year[:400] if e["type"] == "task" and e["status"] == "open")
+    wide = ("--no-llm", "--max-lines", "1000", "--quiet-after", "400")
+    before = printed(cli, *wide, night="2026-02-23T20:00:00Z")
+    assert f"{old_task['content']} ({old_task['subject']})" in sections(before)["Pending"]
+    reads_before = whole_reads["whole"]
+    write_log(log_dir, [entry("task", "Done, months late", "2026-02-23T22:00:00Z",
+                              id="lateClose001", status="done", replaces=old_task["id"])])
+
+    after = printed(cli, *wide)
+
+    assert whole_reads["whole"] == reads_before  # from the digest and the new line
+    assert old_task["content"] not in after
+    assert after == without_rows(cli, log_dir, *wide)
+
+
+@pytest.mark.parametrize("change", ["forget", "forget and undo", "purge"])
+def test_a_forget_undo_or_purge_after_the_digest_briefs_as_a_whole_read_does(cli, log_dir,
+                                                                            change):
+    year = a_year(days=120)
+    write_log(log_dir, year)
+    old_task = next(e for e in year[:100] if e["type"] == "task" and e["status"] == "open")
+    wide = ("--no-llm", "--max-lines", "1000", "--quiet-after", "200")
+    assert old_task["content"] in printed(cli, *wide, night="2026-02-23T20:00:00Z")
+    assert (log_dir / DIGEST).exists()
+
+    if change == "purge":
+        result = cli("purge", old_task["id"], "--yes")
+        assert not (log_dir / DIGEST).exists()  # dropped with the log's other caches
+    else:
+        result = cli("forget", old_task["id"], "--yes")
+    assert result.exit_code == 0, result.stderr
+    if change == "forget and undo":
+        printed(cli, *wide)
+        result = cli("forget", "--undo", old_task["id"], "--yes")
+        assert result.exit_code == 0, result.stderr
+
+    briefed = printed(cli, *wide)
+
+    assert (old_task["content"] in briefed) == (change == "forget and undo")
+    assert briefed == without_rows(cli, log_dir, *wide)
+
+
+def test_the_digest_holds_no_text(cli, log_dir):
+    write_log(log_dir, a_year(days=60) + [
+        entry("fact", "PIN is kept in the vault [private]", "2026-02-23", "bank",
+              id="privFact0001")])
+    brief(cli)  # with the contradiction check's facts
+    kept = (log_dir / DIGEST).read_text()
+    assert "Day 3" not in kept and "about" not in kept and "PIN" not in kept
+    assert "privFact0001" in kept and '"garden"' in kept  # ids and subjects are what ranks
+
+
+def test_each_agents_digest_is_kept_and_used(cli, log_dir, whole_reads):
+    write_log(log_dir, a_year(days=60) + [
+        entry("task", "Book the team offsite", "2026-02-22", "offsite", id="workTask0001",
+              agent="work")])
+    for agent in ("main", "work"):
+        printed(cli, "--no-llm", "--agent", agent, night="2026-02-23T20:00:00Z")
+    write_log(log_dir, [
+        entry("task", "Book the bus", "2026-02-23T21:00:00Z", "offsite", agent="work"),
+        entry("task", "Water the beds", "2026-02-23T21:00:00Z", "garden")])
+    reads_before = whole_reads["whole"]
+
+    work, main = (printed(cli, "--no-llm", "--agent", agent) for agent in ("work", "main"))
+
+    assert whole_reads["whole"] == reads_before
+    assert "Book the bus" in work and "Water the beds" not in work
+    assert "Water the beds" in main and "Book the" not in main
+    assert work == without_rows(cli, log_dir, "--no-llm", "--agent", "work")
+    assert main == without_rows(cli, log_dir, "--no-llm", "--agent", "main")
+
+
+@pytest.mark.parametrize("case", ["a correction of a line of tonight", "a second correction",
+                                  "an id written twice", "a correction of a subjectless entry",
+                                  "a correction of no known entry", "a line after the night"])
+def test_odd_lines_after_the_digest_brief_as_a_whole_read_does(cli, log_dir, case):
+    year = a_year(days=60)
+    bare = entry("task", "Sharpen the shears", "2026-01-10", id="noSubject001")
+    write_log(log_dir, year + [bare])
+    wide = ("--no-llm", "--max-lines", "1000", "--quiet-after", "200")
+    printed(cli, *wide, night="2026-02-23T20:00:00Z")
+    old_task = next(e for e in year if e["type"] == "task" and e["status"] == "open")
+    late = "2026-02-23T21:00:00Z"
+    lines = {
+        "a correction of a line of tonight": [
+            entry("task", "Oil the hinges", late, "garden", id="tonight00001"),
+            entry("task", "Oil the hinges and the lock", late, id="tonight00002",
+                  replaces="tonight00001")],
+        "a second correction": [
+            entry("task", "First fix", late, id="fix000000001", replaces=old_task["id"]),
+            entry("task", "Second fix", late, id="fix000000002", replaces=old_task["id"])],
+        "an id written twice": [entry("task", "Same id again", late, "garden",
+                                      id=old_task["id"])],
+        "a correction of a subjectless entry": [
+            entry("task", "Sharpen the shears today", late, id="bareFixed001",
+                  replaces="noSubject001")],
+        "a correction of no known entry": [entry("task", "Fix of nothing", late, "garden",
+                                                 id="nothing00001", replaces="noSuchEntry1")],
+        "a line after the night": [entry("task", "Tomorrow's task", "2026-02-25", "garden",
+                                         id="tomorrow0001")],
+    }[case]
+    write_log(log_dir, lines)
+
+    briefed = printed(cli, *wide)
+
+    assert briefed == without_rows(cli, log_dir, *wide)
+    assert printed(cli, *wide) == briefed  # and again, from what this brief kept
+
+
+def test_a_digest_folds_a_weeks_lines_and_briefs_as_before(cli, log_dir, whole_reads):
+    """Once enough lines pile up beyond it, the brief digests them too (no whole read): the
+    next brief starts from there, and says what a whole read says."""
+    write_log(log_dir, a_year(days=90))
+    wide = ("--no-llm", "--max-lines", "1000", "--quiet-after", "200")
+    printed(cli, *wide, night="2026-02-23T20:00:00Z")
+    digested = orjson.loads((log_dir / DIGEST).read_bytes().split(b"\n")[0])["views"]
+    (size_before,) = (view["size"] for view in digested.values())
+    week = [entry(("task", "fact", "question")[n % 3], f"Late line {n} about the garden beds",
+                  f"2026-02-23T21:{n % 60:02d}:00Z", "garden", id=f"late{n:08d}")
+            for n in range(150)]
+    week[7] = entry("task", "Late line 7, done", "2026-02-23T21:07:00Z", id="late00000007",
+                    status="done", replaces=week[0]["id"])
+    write_log(log_dir, week)
+    reads_before = whole_reads["whole"]
+
+    folded = printed(cli, *wide)
+
+    assert whole_reads["whole"] == reads_before
+    digested = orjson.loads((log_dir / DIGEST).read_bytes().split(b"\n")[0])["views"]
+    (size_after,) = (view["size"] for view in digested.values())
+    assert size_after == (log_dir / "log.jsonl").stat().st_size > size_before + (16 << 10)
+    assert folded == without_rows(cli, log_dir, *wide)
+    write_log(log_dir, [entry("task", "One more", "2026-02-23T22:30:00Z", "garden")])
+    reads_before = whole_reads["whole"]
+    again = printed(cli, *wide)
+    assert whole_reads["whole"] == reads_before
+    assert again == without_rows(cli, log_dir, *wide)

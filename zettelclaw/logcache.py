@@ -1,8 +1,9 @@
 """Caches derived from the log, kept beside it: checked against it on every read, written
 only under the directory lock, deleted whenever the log is rewritten.
 
-Three files describe the log's first bytes (``rank-stats.json``: the ranker's counts,
-``rank-index.bin``: its words, ``brief-rows.json``: the briefing's rows). The log is
+Four files describe the log's first bytes (``rank-stats.json``: the ranker's counts,
+``rank-index.bin``: its words, ``brief-rows.json``: the briefing's rows,
+``brief-digest.json``: the briefing's history folded). The log is
 append-only, so what they say of its first ``size`` bytes stays true while those bytes stay: a
 reader trusts one only while the log has the inode it was made for, is at least ``size`` long
 and the ``CHECK`` bytes before ``size`` have the CRC it kept (:func:`holds`); anything else (a
@@ -25,7 +26,8 @@ import os
 RANK_STATS = "rank-stats.json"  # :mod:`zettelclaw.rank.kept`
 RANK_INDEX = "rank-index.bin"   # :mod:`zettelclaw.rank.index` (words of entries)
 BRIEF_ROWS = "brief-rows.json"  # :mod:`zettelclaw.briefing.rows`
-CACHES = (RANK_STATS, RANK_INDEX, BRIEF_ROWS)
+BRIEF_DIGEST = "brief-digest.json"  # :mod:`zettelclaw.briefing.digest`
+CACHES = (RANK_STATS, RANK_INDEX, BRIEF_ROWS, BRIEF_DIGEST)
 CHECK = 256  # bytes before the described end whose CRC must match
 
 

@@ -74,6 +74,7 @@ from .contradictions import (
     judge_new,
     parse_verdicts,
 )
+from .digest import read
 from .layout import EMPTY, SECTIONS, Rendered, fit, render, search_hints
 from .memory_md import (
     WRITE_TRIES,
@@ -88,7 +89,7 @@ from .memory_md import (
 )
 from .nightly import Result, agents_with_entries, build, write
 from .options import DEFAULTS, MAX_DAYS, Options
-from .sections import RECENT_DAYS, Snapshot, name, one_line, read
+from .sections import RECENT_DAYS, Snapshot, name, one_line
 
 __all__ = [
     "BEGIN_MARKER", "DEFAULTS", "EMPTY", "END_MARKER", "FLAG_SHOWN_FOR", "MAX_CONTRADICTIONS",

@@ -247,9 +247,11 @@ def expired(records: dict[str, str | bool], snapshot: Snapshot) -> set[str]:
 
     since = days_before(snapshot.now, FLAG_SHOWN_FOR / timedelta(days=1))
     out = set()
+    gone, replaced = snapshot.gone, snapshot.replaced
     for key, flagged_at in records.items():
         older_id, _, newer_id = key.partition(">")
-        if {older_id, newer_id} & (snapshot.gone | snapshot.replaced):
+        if older_id in gone or newer_id in gone or older_id in replaced \
+                or newer_id in replaced:
             out.add(key)
             continue
         newer = snapshot.by_id.get(newer_id)

@@ -15,10 +15,10 @@ from .contradictions import (
     judge_new,
     record_of,
 )
+from .digest import read
 from .layout import Rendered, quiet_line, render, search_hints
 from .memory_md import _memory_path, _read_memory, check_markers, splice, swap_in
 from .options import Options
-from .sections import read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def build(options: Options, log_path: Path | None = None) -> Result:
 
 
 def _snapshot(options: Options, log_path: Path | None):
-    """:func:`.sections.read`, with the texts it can show read now (from the kept rows, a
+    """:func:`.digest.read`, with the texts it can show read now (from the kept rows, a
     row whose line moved means the log was edited in place: then read it all again)."""
     from .rows import Moved
 

@@ -8,7 +8,9 @@ line starts. The file keeps exactly that for every entry and record (forget, und
 of the log's first ``size`` bytes, and no entry's text: a text shown is read from the log by
 its offset (:func:`zettelclaw.log.line_at`) and checked to be the same entry. So a brief
 parses the lines appended since the rows were kept (kept again once ``STORE_AFTER`` bytes of
-them pile up) and the few texts it shows, not the log.
+them pile up) and the few texts it shows, not the log. Most nights it does not read these rows
+either: the history they make is digested (:mod:`.digest`), and the rows are read when the
+digest cannot be used (a forget since, a window reaching before it, another briefing).
 
 It is trusted as ``rank-stats.json`` is (:mod:`zettelclaw.rank.kept`): only while the log has
 the inode it names, is at least ``size`` bytes long and the bytes before ``size`` have its CRC.
@@ -57,10 +59,17 @@ class Rows:
     """Every entry and record of the log, oldest first: kept ones without their text (read
     back with :meth:`full`), the lines appended since parsed whole."""
 
-    def __init__(self, entries: list[dict], data=b"", kept: int = 0):
+    def __init__(self, entries: list[dict], data=b"", kept: int = 0, *, rows=None,
+                 whole: int = 0, end: int = 0, inode: int = 0, crc: int = 0, bad: int = 0,
+                 first_bad: int | None = None):
         self.entries = entries
         self.data = data  # the log's bytes (a map of them): where texts are read from
         self.kept = kept  # entries[:kept] are kept rows (their timestamps sortable keys)
+        # the rows of ``entries`` (no text); the first ``whole`` are of the log's whole lines,
+        # its first ``end`` bytes (of inode ``inode``, the last of them with CRC ``crc``)
+        self.rows = rows if rows is not None else []
+        self.whole, self.end, self.inode, self.crc = whole, end, inode, crc
+        self.bad, self.first_bad = bad, first_bad  # invalid lines among the whole ones
 
     def full(self, entry: dict) -> dict:
         """``entry`` with its text: as it is when parsed from the log, else its line read
@@ -109,20 +118,69 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
         stop = tail.rfind(b"\n") + 1  # whole lines: what may be kept
         entries = list(kept.rows)
         whole = _parse(tail[:stop], kept.size, entries)
+        end = kept.size + stop
+        crc = crc_before(fd, end)
         if keep and stop and (stop >= STORE_AFTER or not kept.size) and _home_log(path):
-            end = kept.size + stop
-            _store(where, path, info.st_ino, end, crc_before(fd, end),
-                   kept.rows + whole.rows, kept.bad + whole.bad,
+            _store(where, path, info.st_ino, end, crc, kept.rows + whole.rows,
+                   kept.bad + whole.bad,
                    kept.first_bad if kept.first_bad is not None else whole.first_bad)
-        partial = _parse(tail[stop:], kept.size + stop, entries)  # a line being written
+        partial = _parse(tail[stop:], end, entries)  # a line being written
     finally:
         os.close(fd)
-    bad = kept.bad + whole.bad + partial.bad
+    warn(path, (kept, whole, partial))
+    light = kept.rows + whole.rows
+    whole_rows = len(light)
+    return Rows(entries, data, len(kept.rows), rows=light + partial.rows, whole=whole_rows,
+                end=end, inode=info.st_ino, crc=crc, bad=kept.bad + whole.bad,
+                first_bad=kept.first_bad if kept.first_bad is not None else whole.first_bad)
+
+
+class Tail:
+    """The lines of the log beyond ``size`` bytes (:func:`beyond`): ``entries`` parsed whole,
+    their ``rows``, the first ``whole`` of them whole lines (``end`` bytes of the log)."""
+
+    def __init__(self, data, entries, rows, whole, end, crc, bad):
+        self.data, self.entries, self.rows = data, entries, rows
+        self.whole, self.end, self.crc, self.bad = whole, end, crc, bad
+
+
+def beyond(path: str, kept) -> Tail | None:
+    """The lines of the log at ``path`` after the first ``kept.size`` bytes, when the log
+    still is what ``kept`` describes (its ``inode``, at least ``size`` bytes long, the bytes
+    before ``size`` of CRC ``crc``); else None. Invalid lines are counted, not warned of."""
+    import mmap
+
+    from ..fsutil import open_fd
+    from ..logcache import crc_before, holds
+
+    try:
+        fd = open_fd(path)
+    except FileNotFoundError:
+        return None
+    try:
+        info = os.fstat(fd)
+        size = info.st_size
+        if info.st_ino != kept.inode or not holds(fd, kept, size):
+            return None
+        data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else b""
+        tail = data[kept.size:size]
+        stop = tail.rfind(b"\n") + 1
+        end = kept.size + stop
+        crc = crc_before(fd, end)
+        entries: list[dict] = []
+        whole = _parse(tail[:stop], kept.size, entries)
+        partial = _parse(tail[stop:], end, entries)
+    finally:
+        os.close(fd)
+    return Tail(data, entries, whole.rows + partial.rows, len(whole.rows), end, crc,
+                (whole, partial))
+
+
+def warn(path: str, parts) -> None:
+    """One warning for the invalid lines counted in ``parts`` (in log order), if any."""
+    bad = sum(part.bad for part in parts)
     if bad:
-        first = next(at for at in (kept.first_bad, whole.first_bad, partial.first_bad)
-                     if at is not None)
-        _warn(path, bad, first)
-    return Rows(entries, data, len(kept.rows))
+        _warn(path, bad, next(part.first_bad for part in parts if part.first_bad is not None))
 
 
 class _Kept:

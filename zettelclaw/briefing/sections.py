@@ -65,11 +65,14 @@ class Snapshot:
         return days_before(self.now, days)
 
 
-def read(options: Options, log_path: Path | None = None, *, trust: bool = True) -> Snapshot:
+def read(options: Options, log_path: Path | None = None, *, trust: bool = True,
+         digested: Callable | None = None) -> Snapshot:
     """One pass over the log (the kept rows and the lines appended since, see :mod:`.rows`;
     ``trust``: use the kept rows at all): every section but Contradictions, and the facts to
     check. A section's texts are read from the log when shown; :class:`.rows.Moved` when a
-    kept offset holds another line (read again with ``trust=False``)."""
+    kept offset holds another line (read again with ``trust=False``). ``digested`` is given
+    what the pass saw, to digest the history for the next night (:func:`.digest.keep`);
+    :func:`.digest.read` makes the same snapshot without this pass when it can."""
     from .. import clock
     from ..resolve import Resolution
     from . import rows
@@ -78,6 +81,7 @@ def read(options: Options, log_path: Path | None = None, *, trust: bool = True) 
     log = rows.read(log_path, trust=trust, keep=options.keep_rows)
     entries, stamps = _entries_of_the_night(options, format_ts(now), log.entries, log.kept)
     resolution = Resolution(entries)
+    night = len(entries)
     # what was forgotten or purged is neither shown nor activity: as if never written;
     # ids that are no more: purge tombstones (and the records' own ids), what was forgotten
     records, hidden = resolution.records, resolution.replaced_by
@@ -86,18 +90,25 @@ def read(options: Options, log_path: Path | None = None, *, trust: bool = True) 
     kept = [i for i, e in enumerate(entries) if e["id"] not in gone]
     entries, stamps = [entries[i] for i in kept], [stamps[i] for i in kept]
     tally = _Tally(now, options, resolution.by_id, resolution.replaced_by)
-    for pos, entry in enumerate(entries):
-        tally.add(pos, entry, stamps[pos])
+    subjects = [tally.add(pos, entry, stamps[pos]) for pos, entry in enumerate(entries)]
+    if digested is not None:
+        digested(log, now, resolution, gone, night, stamps, subjects)
+    return _snapshot(options, now, log, log_path, tally, resolution.by_id,
+                     set(resolution.replaced_by), gone)
+
+
+def _snapshot(options: Options, now: datetime, log, log_path, tally: _Tally, by_id,
+              replaced: set[str], gone: set[str]) -> Snapshot:
+    """Tonight's snapshot from the tally of the night's rows."""
     quiet = tally.leave_quiet(format_ts(days_before(now, options.quiet_after)))
     full = Texts(log, log_path)
-    sections = _sections(entries, tally, tally.stale(timedelta(days=options.stale_threshold)),
-                         full)
+    sections = _sections(tally, tally.stale(timedelta(days=options.stale_threshold)), full)
     for subject_facts in tally.facts.values():
         subject_facts.sort(key=lambda item: item[0])
         subject_facts[:] = [(ts, full(entry)) for ts, entry in subject_facts]
-    return Snapshot(now=now, options=options, sections=sections, by_id=resolution.by_id,
-                    replaced=set(resolution.replaced_by), facts=tally.facts,
-                    active_key=tally.active_key, quiet=quiet, gone=gone, full=full)
+    return Snapshot(now=now, options=options, sections=sections, by_id=by_id,
+                    replaced=replaced, facts=tally.facts, active_key=tally.active_key,
+                    quiet=quiet, gone=gone, full=full)
 
 
 class Texts:
@@ -157,20 +168,35 @@ class _Tally:
 
     def __init__(self, now: datetime, options: Options, by_id: dict[str, dict],
                  replaced: dict[str, str]):
-        self.active_key = format_ts(days_before(now, options.active_window))
-        self.decision_key = format_ts(days_before(now, options.decision_window))
-        self.recent_key = format_ts(days_before(now, RECENT_DAYS))
+        self._begin(format_ts(days_before(now, options.active_window)),
+                    format_ts(days_before(now, options.decision_window)),
+                    format_ts(days_before(now, RECENT_DAYS)), by_id, replaced,
+                    options.use_model)
+
+    @classmethod
+    def folding(cls, horizon: str) -> _Tally:
+        """A tally of what the entries older than ``horizon`` leave for any later night
+        (:mod:`.digest`): every window starts there, the facts are kept."""
+        tally = cls.__new__(cls)
+        tally._begin(horizon, horizon, horizon, {}, {}, True)
+        return tally
+
+    def _begin(self, active_key: str, decision_key: str, recent_key: str,
+               by_id: dict[str, dict], replaced: dict[str, str], want_facts: bool) -> None:
+        self.active_key, self.decision_key, self.recent_key = (active_key, decision_key,
+                                                               recent_key)
         # entries older than every window count for the open loops (and silences) only
         self.window_key = min(self.active_key, self.decision_key, self.recent_key)
         self.by_id = by_id
         self.replaced = replaced
-        self.want_facts = options.use_model
+        self.want_facts = want_facts
         self.inherited: dict[str, str] = {}
         self.active_count: dict[str, int] = {}
         self.active_last: dict[str, str] = {}
         self.first_recent: dict[str, str] = {}
         self.before_recent: dict[str, str] = {}
         self.latest: dict[str, tuple[str, int]] = {}
+        self.latest_entry: dict[str, dict] = {}  # subject -> its entry of ``latest``
         self.last_seen: dict[str, str] = {}  # subject -> its latest entry of any kind
         self.handed_off: set[str] = set()  # subjects of the handoffs of the last 7 days
         self.decisions: list = []
@@ -178,10 +204,16 @@ class _Tally:
         self.questions: list = []
         self.facts: dict[str, list[tuple[str, dict]]] = {}
 
-    def add(self, pos: int, entry: dict, ts: str | None) -> None:
+    def add(self, pos: int, entry: dict, ts: str | None):
+        """Count ``entry`` (the ``pos``-th of the night's, ``ts`` its time key); returns its
+        subject (inherited by a replacement without one)."""
         subject = self._subject(entry)
+        self.place(pos, entry, ts, subject, entry["id"] not in self.replaced)
+        return subject
+
+    def place(self, pos: int, entry: dict, ts: str | None, subject, current: bool) -> None:
+        """Count ``entry`` whose subject and currency are known (:mod:`.digest`)."""
         kind = entry["type"]
-        current = entry["id"] not in self.replaced
         # what `zettelclaw review` writes (closes, undos) is bookkeeping, not activity
         busy = subject if entry.get("session") != REVIEW_SESSION else None
         if busy and ts is not None and ts > self.last_seen.get(busy, ""):
@@ -237,6 +269,7 @@ class _Tally:
         order = (ts, pos)
         if busy and ts >= self.active_key and order >= self.latest.get(subject, ("", -1)):
             self.latest[subject] = order
+            self.latest_entry[subject] = entry
         if kind == "task":
             if entry.get("status") == "open":
                 self.pending.append((order, entry, subject))
@@ -314,8 +347,8 @@ class Shown:
         return list(self) == list(other)
 
 
-def _sections(entries: list[dict], tally: _Tally, stale: list[tuple[str, str, str]],
-              full) -> dict[str, Shown | list[str]]:
+def _sections(tally: _Tally, stale: list[tuple[str, str, str]], full
+              ) -> dict[str, Shown | list[str]]:
     """Each section's items, in the order they are shown (Contradictions still empty)."""
     stale_subjects = {subject for _, subject, _ in stale}
     active = sorted(s for s in tally.active_count if s not in stale_subjects)
@@ -325,7 +358,7 @@ def _sections(entries: list[dict], tally: _Tally, stale: list[tuple[str, str, st
     tally.questions.sort(key=tally.rank, reverse=True)
 
     def summary(subject: str) -> str:
-        return _summary(entries, tally.latest, subject, full)
+        return _summary(tally.latest_entry, subject, full)
 
     def decision(item) -> str:
         (ts, _), entry = item
@@ -351,10 +384,9 @@ def _with_subject(entry: dict, subject: str | None) -> str:
     return f"{text} ({name(subject)})" if subject else text
 
 
-def _summary(entries: list[dict], latest: dict[str, tuple[str, int]], subject: str,
-             full) -> str:
+def _summary(latest: dict[str, dict], subject: str, full) -> str:
     """An active subject with its latest current entry as a one-line state."""
-    entry = full(entries[latest[subject][1]]) if subject in latest else None
+    entry = full(latest[subject]) if subject in latest else None
     if entry is None:
         return name(subject)
     text = one_line(entry["content"])
