@@ -244,6 +244,22 @@ def test_pending_lists_open_tasks_with_their_subject_the_quiet_ones_counted(cli,
         "Book the venue (offsite)", "Renew the passport"]
 
 
+def test_a_hand_written_subject_that_is_no_name_is_briefed_as_none(cli, log_dir, memory):
+    # a line written by hand with "subject": 42, then corrected without a subject: the
+    # correction inherits no subject (the brief crashed sorting 42 among the names)
+    lease = entry("task", "Renew the lease", "2026-02-20", subject=42)
+    write_log(log_dir, [
+        lease,
+        entry("task", "Call the plumber", "2026-02-21", "house"),
+        entry("task", "Renew the lease before March", "2026-02-22", replaces=lease["id"]),
+    ])
+
+    brief(cli, "--no-llm")
+
+    assert sorted(sections(block_of(memory))["Pending"]) == [
+        "Call the plumber (house)", "Renew the lease before March"]
+
+
 def test_open_questions_close_when_a_decision_or_fact_replaces_them(cli, log_dir, memory):
     answered = entry("question", "Postgres or MySQL?", "2026-01-05", "db")
     learned = entry("question", "Who owns the canary?", "2026-01-06", "deploy")

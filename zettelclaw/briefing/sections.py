@@ -224,13 +224,15 @@ class _Tally:
             self._add_recent(pos, entry, ts, subject, kind, current, busy)
 
     def _subject(self, entry: dict):
-        """The entry's subject; a replacement without one inherits the replaced entry's."""
+        """The entry's subject (a name: a hand-written 42 is none); a replacement without one
+        inherits the replaced entry's."""
         subject = entry.get("subject")
         if type(subject) is not str or not subject:
             subject = None
             target = entry.get("replaces")
             if type(target) is str and target in self.by_id:
-                subject = self.by_id[target].get("subject") or self.inherited.get(target)
+                named = self.by_id[target].get("subject")
+                subject = named if type(named) is str and named else self.inherited.get(target)
                 if subject:
                     self.inherited[entry["id"]] = subject
         return subject
