@@ -15,6 +15,7 @@ from tests.test_sweep import handoff, iso, read_log
 
 NOW = datetime(2027, 1, 5, 4, 0, tzinfo=timezone.utc)
 SWEPT = NOW - timedelta(hours=10)  # last night's sweep proved everything up to here done
+WORK_SWEPT = SWEPT - timedelta(days=1)  # and the other agent's
 
 
 def sid(n: int) -> str:
@@ -256,17 +257,43 @@ def mixed_home(home: OpenClawHome, log_dir: Path) -> None:
            SWEPT - timedelta(days=49))
     rotate(conversation(home, sid(601), SWEPT - timedelta(days=50), "i", agent="work"),
            SWEPT - timedelta(days=49))
+    for n in range(610, 625):  # a database's finished sessions (one of them failed)
+        home.db_session("work", sid(n), [[("user", f"Talk {n}."), ("assistant", "Ok.")]],
+                        key="agent:work:main", start=SWEPT - timedelta(days=n - 600),
+                        current=False)
+    # at the agent's horizon to the millisecond, and a millisecond after it
+    conn = home.connect("work")
+    with conn:
+        for n, ms in ((613, 0), (614, 1)):
+            conn.execute("UPDATE session_windows SET updated_at = ? WHERE session_id = ?",
+                         (int(WORK_SWEPT.timestamp() * 1000) + ms, sid(n)))
+    conn.close()
+    rotate(conversation(home, sid(513), SWEPT - timedelta(hours=1), "l"), SWEPT)
+    path = conversation(home, sid(514), SWEPT - timedelta(hours=1), "m")
+    path.rename(path.with_name(f"{path.name}.reset.{stamp(SWEPT)[:-4]}001Z"))
+    # an old database session with a 2026.2 copy reset after the horizon: the database wins
+    rotate(conversation(home, sid(611), SWEPT - timedelta(hours=1), "k", agent="work"),
+           SWEPT + timedelta(hours=1))
+    # sessions with events only (no window, no archive): one old, one after the horizon
+    for n, moment in ((630, SWEPT - timedelta(days=3)), (631, SWEPT + timedelta(hours=1))):
+        conn = home.connect("work")
+        with conn:
+            conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, "
+                         "created_at) VALUES (?, 0, '{}', ?)",
+                         (sid(n), int(moment.timestamp() * 1000)))
+        conn.close()
     # one that ended after the horizon
     rotate(conversation(home, sid(512), SWEPT + timedelta(hours=1), "j"),
            SWEPT + timedelta(hours=2))
     log_dir.mkdir(parents=True, exist_ok=True)
     (log_dir / "state.json").write_text(json.dumps({
         "version": 1, "installedAt": iso(SWEPT - timedelta(days=35)),
-        "sweptUpTo": {"main": iso(SWEPT), "work": iso(SWEPT - timedelta(days=1))},
+        "sweptUpTo": {"main": iso(SWEPT), "work": iso(WORK_SWEPT)},
         "failedSessions": {
             sid(20): {"at": iso(SWEPT), "error": "overloaded", "retries": 1, "agent": "main"},
             sid(21): {"at": iso(SWEPT), "error": "x", "permanent": True, "agent": "main"},
-            sid(38): {"at": iso(SWEPT), "error": "x", "history": True, "agent": "main"}},
+            sid(38): {"at": iso(SWEPT), "error": "x", "history": True, "agent": "main"},
+            sid(612): {"at": iso(SWEPT), "error": "x", "agent": "work"}},
         "extractedSessions": {
             sid(22): {"at": iso(SWEPT - timedelta(days=20)), "held": True, "agent": "main"},
             sid(23): {"at": iso(SWEPT - timedelta(days=21)), "agent": "main"},
@@ -297,14 +324,17 @@ def decisions(**options):
 ])
 def test_every_decision_is_the_one_a_listing_told_nothing_makes(zc_env, log_dir, night,
                                                                 monkeypatch, options):
-    from zettelclaw.transcripts import jsonl
+    from zettelclaw.transcripts import jsonl, sqlite
     from zettelclaw.transcripts.horizon import Horizon
 
     mixed_home(OpenClawHome(zc_env["state"]), log_dir)
-    named: list[str] = []  # the transcript files each listing parsed and built
-    real = jsonl._transcript_file
+    named: list[str] = []  # the transcript files and database sessions each listing built
+    real_file, real_ref = jsonl._transcript_file, sqlite.SessionRef
     monkeypatch.setattr(jsonl, "_transcript_file",
-                        lambda path: named.append(path.name) or real(path))
+                        lambda path: named.append(path.name) or real_file(path))
+    monkeypatch.setattr(sqlite, "SessionRef",
+                        lambda agent_id, session_id, *rest: named.append(session_id)
+                        or real_ref(agent_id, session_id, *rest))
 
     now = decisions(**options)
     counted = len(named)
@@ -315,5 +345,36 @@ def test_every_decision_is_the_one_a_listing_told_nothing_makes(zc_env, log_dir,
 
     assert now == before
     assert now[0], "the home has sessions to extract"
-    if options.get("agent") != "work":
-        assert counted < len(named) - 30  # the year's sessions were counted, not built
+    since = options.get("since", SWEPT).replace(tzinfo=timezone.utc)  # naive: UTC
+    if since <= SWEPT:
+        assert counted < len(named) - 10  # the old sessions were counted, not built
+
+
+def test_a_database_with_events_only_is_listed_and_dated_by_its_latest_event(zc_env):
+    # no session_windows, no archives: each session's time is its latest event's
+    import sqlite3
+
+    from zettelclaw import transcripts
+    from zettelclaw.transcripts.horizon import Horizon
+
+    db = OpenClawHome(zc_env["state"]).db_path("main")
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT "
+                 "NULL, event_json TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (session_id, "
+                 "seq))")
+    for n, day in ((1, 3), (2, 1)):
+        for seq in range(3):
+            moment = SWEPT - timedelta(days=day, minutes=10 - seq)
+            conn.execute("INSERT INTO transcript_events VALUES (?, ?, '{}', ?)",
+                         (sid(n), seq, int(moment.timestamp() * 1000)))
+    conn.commit()
+    conn.close()
+
+    listed = [(r.session_id, r.updated_at) for r in transcripts.list_sessions()]
+
+    assert listed == [(sid(1), SWEPT - timedelta(days=3, minutes=8)),
+                      (sid(2), SWEPT - timedelta(days=1, minutes=8))]
+    horizon = Horizon({"main": SWEPT - timedelta(days=2)}, set())
+    assert [r.session_id for r in transcripts.list_sessions(horizon=horizon)] == [sid(2)]
+    assert horizon.covered == 1

@@ -5,10 +5,12 @@ proves done are counted, not listed.
 before its agent's ``sweptUpTo`` unless the session waits in ``failedSessions`` or its record
 is ``held``; such a session cannot move ``sweptUpTo`` either (it is done, and no later than
 it). At a year's history that is nearly every session, and building each one's
-:class:`~.shapes.SessionRef` (a ``Path``, a regex match and a sort per file, a stat per live
-transcript) cost more than the rest of a quiet night. Told the horizon, the 2026.2 listing
-(:func:`.jsonl._store_refs`) counts the sessions whose last update the file names alone prove
-to be at or before it (:func:`.jsonl._covered`), and lists the others as it always has.
+:class:`~.shapes.SessionRef` (on 2026.2 a ``Path``, a regex match and a sort per file, a stat
+per live transcript; on 2026.9 a datetime, after grouping every event of the history) cost more
+than the rest of a quiet night. Told the horizon, the listing counts the sessions whose last
+update is at or before it, proved the way the listing itself would date them: on 2026.2 from
+the rotated files' names alone (:func:`.jsonl._covered`), on 2026.9 from the database's
+milliseconds (:func:`.sqlite._uncovered`); it lists the others as it always has.
 """
 
 from __future__ import annotations

@@ -99,15 +99,16 @@ def list_sessions(agent: str | None = None, since: datetime | None = None,
     ``since`` keeps sessions updated at or after it (a naive time is UTC); a session whose time
     is unknown is always listed. An agent whose database cannot be read is skipped, the others
     listed: (agent, why) goes to ``unreadable``, else a line on stderr. With a ``horizon``, the
-    2026.2 sessions it covers are counted in it, not listed (:mod:`.horizon`).
+    sessions it covers are counted in it, not listed (:mod:`.horizon`).
     """
     since = _aware(since) if since is not None else None
     for agent_id, agent_dir in _agent_dirs(agent):
         refs: dict[str, SessionRef] = {}
+        known: set[str] = set()  # every session of the database, listed or covered
         db = agent_dir / "agent" / DB_NAME
         if db.is_file():
             try:
-                for ref in _db_refs(agent_id, db):
+                for ref in _db_refs(agent_id, db, horizon=horizon, since=since, known=known):
                     refs[ref.session_id] = ref
             except ZettelclawError as exc:  # one unreadable agent does not hide the others
                 if unreadable is not None:
@@ -117,8 +118,9 @@ def list_sessions(agent: str | None = None, since: datetime | None = None,
         sessions_dir = agent_dir / "sessions"
         if sessions_dir.is_dir():
             for ref in _store_refs(agent_id, sessions_dir, horizon=horizon, since=since,
-                                   listed=frozenset(refs)):
-                refs.setdefault(ref.session_id, ref)  # the database wins after an upgrade
+                                   listed=known):
+                if ref.session_id not in known:  # the database wins after an upgrade
+                    refs[ref.session_id] = ref
         ordered = sorted(refs.values(), key=lambda r: (
             r.updated_at or datetime.min.replace(tzinfo=timezone.utc), r.session_id))
         for ref in ordered:
