@@ -15,7 +15,6 @@ milliseconds (:func:`.sqlite._uncovered`); it lists the others as it always has.
 
 from __future__ import annotations
 
-from collections.abc import Container
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,7 +27,7 @@ class Horizon:
     them."""
 
     swept: dict[str, datetime]
-    unsettled: Container[str]
+    unsettled: set[str]
     covered: int = 0
 
     def of(self, agent_id: str) -> datetime | None:
