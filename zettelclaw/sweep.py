@@ -167,8 +167,11 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
     last updated before the install: only history can be in them, and those the agent's
     ``sweptUpTo`` covers). An agent whose database cannot be read: (agent, why) in
     ``unreadable``. ``seen`` gets agent -> [(last update, sessionId, done)] of the sessions in
-    scope (done None: a candidate, done or not once the sweep has run)."""
+    scope (done None: a candidate, done or not once the sweep has run), except those the
+    listing itself found covered by ``sweptUpTo`` (:mod:`.transcripts.horizon`): done and no
+    later than it, they cannot move it (:func:`advance`)."""
     from . import transcripts
+    from .transcripts.horizon import Horizon
     from .transcripts.scope import skip_prefixes
 
     state = _view()
@@ -176,6 +179,9 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
     unknown: list = []  # sessions with no record: the log is read for them at the end
     installed = state.install_moment()
     swept = state.swept
+    # failures and held records are planned by their own rules below, never by the horizon
+    covers = Horizon(swept, state.failedSessions.keys() | {
+        sid for sid, record in state.extractedSessions.items() if record.get("held")})
     todo: list[Candidate] = []
     skipped = 0
 
@@ -183,7 +189,7 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
         if seen is not None and ref.updated_at is not None:
             seen.setdefault(ref.agent_id, []).append((ref.updated_at, ref.session_id, done))
 
-    for ref in transcripts.list_sessions(agent, since, unreadable):
+    for ref in transcripts.list_sessions(agent, since, unreadable, covers):
         if not transcripts.in_scope(ref.session_key, prefixes):
             skipped += 1
             continue
@@ -231,7 +237,7 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
             note(ref, None)
             todo.append(Candidate(ref, "more" if stamp else "new", stamp))
         todo.sort(key=lambda c: (c.ref.updated_at or _EPOCH, c.ref.session_id))
-    return todo, skipped
+    return todo, skipped + covers.covered
 
 
 def advance(seen: dict[str, list]) -> bool:

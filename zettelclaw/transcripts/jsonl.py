@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import ZettelclawError
+from .horizon import Horizon
 from .segments import _parse, _Segmenter
 from .shapes import Segment, SessionRef
 from .times import _aware, _from_ms
@@ -89,13 +90,19 @@ class _TranscriptFile:
 
     @property
     def rotated_at(self) -> datetime | None:
-        if not self.stamp:
-            return None
-        date, _, clock = self.stamp.partition("T")
-        try:
-            return _aware(datetime.fromisoformat(f"{date}T{clock.replace('-', ':')}"))
-        except ValueError:
-            return None
+        return _stamp_time(self.stamp)
+
+
+def _stamp_time(stamp: str) -> datetime | None:
+    """The time a rotated transcript's name says (None for a live file or a stamp that does
+    not read as a time)."""
+    if not stamp:
+        return None
+    date, _, clock = stamp.partition("T")
+    try:
+        return _aware(datetime.fromisoformat(f"{date}T{clock.replace('-', ':')}"))
+    except ValueError:
+        return None
 
 
 def _transcript_file(path: Path) -> _TranscriptFile | None:
@@ -106,17 +113,75 @@ def _transcript_file(path: Path) -> _TranscriptFile | None:
 
 
 def _scan_sessions_dir(sessions_dir: Path) -> dict[str, list[_TranscriptFile]]:
-    found: dict[str, list[_TranscriptFile]] = {}
+    """sessionId -> its transcript files in ``sessions_dir``."""
+    return _group(_entries(sessions_dir))
+
+
+def _entries(sessions_dir: Path) -> list[os.DirEntry]:
     try:
-        entries = list(os.scandir(sessions_dir))
+        return list(os.scandir(sessions_dir))
     except OSError:
-        return found
+        return []
+
+
+def _group(entries, found: dict[str, list[_TranscriptFile]] | None = None
+           ) -> dict[str, list[_TranscriptFile]]:
+    """The transcript files among ``entries`` added to ``found`` by sessionId."""
+    found = {} if found is None else found
     for entry in entries:
         if entry.name.endswith(".jsonl") or ".jsonl." in entry.name:
             info = _transcript_file(Path(entry.path))
             if info is not None and entry.is_file():
                 found.setdefault(info.session_id, []).append(info)
     return found
+
+
+# OpenClaw's own rotation stamp (``2026-04-05T12-08-00.000Z``): fixed width, so of one
+# session's stamps the greatest as text is the latest in time
+_STAMP_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}\.[0-9]{3}Z")
+_ROTATIONS = (".jsonl.reset.", ".jsonl.deleted.")
+
+
+def _covered(sessions_dir: Path, horizon: datetime, since: datetime | None,
+             listed: Container[str]) -> tuple[dict[str, list[_TranscriptFile]], int]:
+    """(sessionId -> transcript files of the sessions still to list, how many sessions the
+    horizon covers) for a sessions directory.
+
+    A session is covered when every file of it is ``<sessionId>.jsonl.reset.<stamp>`` or
+    ``.deleted.<stamp>`` in OpenClaw's own stamp format, the latest stamp reads as a time at or
+    before ``horizon``, and it is not in ``listed`` (a store entry, whose ``updatedAt``
+    is the session's time, a database row, a failure or a held record: the listing decides as
+    it always has). Such a session's last update, as :func:`_store_refs` would give it, is that
+    latest stamp: no entry, no live file. Found from the names alone: no ``Path``, no match of
+    the whole name, no stat. Covered sessions updated before ``since`` are not counted, as
+    they would not have been listed."""
+    entries = _entries(sessions_dir)
+    latest: dict[str, str] = {}
+    rotations: dict[str, list[os.DirEntry]] = {}
+    other: list[os.DirEntry] = []
+    for entry in entries:
+        name = entry.name
+        dot = name.find(".")
+        if dot > 0 and name.startswith(_ROTATIONS, dot):
+            sid, stamp = name[:dot], name[name.index(".", dot + 7) + 1:]
+            if _STAMP_RE.fullmatch(stamp) and "-topic-" not in sid and "\\" not in sid:
+                if entry.is_file():
+                    rotations.setdefault(sid, []).append(entry)
+                    if stamp > latest.get(sid, ""):
+                        latest[sid] = stamp
+                continue
+        other.append(entry)
+    found = _group(other)
+    covered = 0
+    for sid, stamp in latest.items():
+        if sid not in found and sid not in listed:
+            moment = _stamp_time(stamp)
+            if moment is not None and moment <= horizon:
+                if since is None or moment >= since:
+                    covered += 1
+                continue
+        _group(rotations[sid], found)
+    return found, covered
 
 
 def _load_store(sessions_dir: Path) -> dict[str, dict]:
@@ -197,12 +262,21 @@ def _updated_from_files(live: Path | None, rotated: list[_TranscriptFile]) -> da
     return None
 
 
-def _store_refs(agent_id: str, sessions_dir: Path, only: str | None = None
-                ) -> Iterator[SessionRef]:
+def _store_refs(agent_id: str, sessions_dir: Path, only: str | None = None, *,
+                horizon: Horizon | None = None, since: datetime | None = None,
+                listed: Container[str] = ()) -> Iterator[SessionRef]:
     """Sessions of one 2026.2 store. Listing (``only`` None) skips entries with no transcript
-    yet; asking for one sessionId finds it anyway (it reads as empty)."""
+    yet; asking for one sessionId finds it anyway (it reads as empty). With a ``horizon``, the
+    sessions it covers are counted in it instead (:func:`_covered`; ``since`` as
+    :func:`~.sessions.list_sessions` has it, ``listed``: sessions the database already gave)."""
     index = _store_index(_load_store(sessions_dir))
-    files = _scan_sessions_dir(sessions_dir)
+    swept = horizon.of(agent_id) if horizon is not None and only is None else None
+    if swept is None:
+        files = _scan_sessions_dir(sessions_dir)
+    else:
+        files, covered = _covered(sessions_dir, swept, since,
+                                  {*index, *listed, *horizon.unsettled})
+        horizon.covered += covered
     session_ids = [only] if only is not None else sorted(set(index) | set(files))
     for sid in session_ids:
         key, entry = index.get(sid, (None, None))

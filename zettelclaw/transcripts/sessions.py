@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import NotFoundError, UsageError, ZettelclawError
+from .horizon import Horizon
 from .jsonl import _read_store_segments, _store_refs, _transcript_file
 from .shapes import Segment, SessionRef
 from .sqlite import DB_NAME, _db_refs, _db_session, _read_db_segments, open_agent_db
@@ -91,20 +92,23 @@ def find_session_file(session_file: str, agent: str | None = None) -> SessionRef
 
 
 def list_sessions(agent: str | None = None, since: datetime | None = None,
-                  unreadable: list[tuple[str, str]] | None = None) -> Iterator[SessionRef]:
+                  unreadable: list[tuple[str, str]] | None = None,
+                  horizon: Horizon | None = None) -> Iterator[SessionRef]:
     """Every session of every agent (or of one), in both layouts, least recently updated first.
 
     ``since`` keeps sessions updated at or after it (a naive time is UTC); a session whose time
     is unknown is always listed. An agent whose database cannot be read is skipped, the others
-    listed: (agent, why) goes to ``unreadable``, else a line on stderr.
+    listed: (agent, why) goes to ``unreadable``, else a line on stderr. With a ``horizon``, the
+    sessions it covers are counted in it, not listed (:mod:`.horizon`).
     """
     since = _aware(since) if since is not None else None
     for agent_id, agent_dir in _agent_dirs(agent):
         refs: dict[str, SessionRef] = {}
+        known: set[str] = set()  # every session of the database, listed or covered
         db = agent_dir / "agent" / DB_NAME
         if db.is_file():
             try:
-                for ref in _db_refs(agent_id, db):
+                for ref in _db_refs(agent_id, db, horizon=horizon, since=since, known=known):
                     refs[ref.session_id] = ref
             except ZettelclawError as exc:  # one unreadable agent does not hide the others
                 if unreadable is not None:
@@ -113,8 +117,10 @@ def list_sessions(agent: str | None = None, since: datetime | None = None,
                     print(f"zettelclaw: skipping agent {agent_id}: {exc}", file=sys.stderr)
         sessions_dir = agent_dir / "sessions"
         if sessions_dir.is_dir():
-            for ref in _store_refs(agent_id, sessions_dir):
-                refs.setdefault(ref.session_id, ref)  # the database wins after an upgrade
+            for ref in _store_refs(agent_id, sessions_dir, horizon=horizon, since=since,
+                                   listed=known):
+                if ref.session_id not in known:  # the database wins after an upgrade
+                    refs[ref.session_id] = ref
         ordered = sorted(refs.values(), key=lambda r: (
             r.updated_at or datetime.min.replace(tzinfo=timezone.utc), r.session_id))
         for ref in ordered:

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
-from datetime import datetime
+from collections.abc import Container, Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import NotFoundError, ZettelclawError
+from .horizon import Horizon
 from .segments import _iter_jsonl_bytes, _parse, _Segmenter
 from .shapes import Segment, SessionRef
 from .times import _from_ms
 
 DB_NAME = "openclaw-agent.sqlite"
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 _BUSY_RETRIES = (0.05, 0.2, 0.5, 1.0)
@@ -169,29 +171,75 @@ def _db_session(conn, session_id: str) -> tuple[bool, str | None, datetime | Non
     return known, key, updated
 
 
-def _db_refs(agent_id: str, db: Path) -> Iterator[SessionRef]:
+# Every sessionId with events, walked down the (session_id, seq) key one step a session instead
+# of grouping every event of the history
+_EVENT_SESSIONS = """
+WITH RECURSIVE ids(sid) AS (
+  SELECT MIN(session_id) FROM transcript_events
+  UNION ALL
+  SELECT (SELECT MIN(session_id) FROM transcript_events WHERE session_id > ids.sid)
+  FROM ids WHERE ids.sid IS NOT NULL)
+SELECT sid FROM ids WHERE sid IS NOT NULL"""
+
+
+def _db_refs(agent_id: str, db: Path, *, horizon: Horizon | None = None,
+             since: datetime | None = None, known: set[str] | None = None
+             ) -> Iterator[SessionRef]:
+    """Sessions of one 2026.9 database; every sessionId it knows goes to ``known``. With a
+    ``horizon``, those it covers are counted in it instead (:func:`_uncovered`)."""
     conn = open_agent_db(db)
     try:
-        seen: dict[str, tuple[str | None, datetime | None]] = {}
+        seen: dict[str, tuple[str | None, object]] = {}  # sessionId -> (key, time in ms)
         for sid, key, updated in _query(
                 conn, "SELECT session_id, session_key, updated_at FROM session_windows"):
-            seen[sid] = (key, _from_ms(updated))
+            seen[sid] = (key, updated)
         for sid, key, updated in _query(
                 conn, "SELECT session_id, session_key, MAX(created_at) "
                       "FROM session_transcript_archives GROUP BY session_id"):
-            seen.setdefault(sid, (key, _from_ms(updated)))
-        for sid, updated in _query(
-                conn, "SELECT session_id, MAX(created_at) FROM transcript_events "
-                      "GROUP BY session_id"):
-            if sid not in seen:
-                seen[sid] = (None, _from_ms(updated))
+            seen.setdefault(sid, (key, updated))
+        # with neither a window nor an archive, a session's time is its latest event's
+        for sid in [sid for (sid,) in _query(conn, _EVENT_SESSIONS) if sid not in seen]:
+            for (updated,) in _query(conn, "SELECT MAX(created_at) FROM transcript_events "
+                                           "WHERE session_id = ?", (sid,)):
+                seen[sid] = (None, updated)
         for sid, key in _query(conn, "SELECT current_session_id, session_key FROM session_nodes"):
             if sid in seen and seen[sid][0] is None:
                 seen[sid] = (key, seen[sid][1])
     finally:
         conn.close()
+    if known is not None:
+        known.update(seen)
+    swept = horizon.of(agent_id) if horizon is not None else None
+    if swept is not None:
+        seen, covered = _uncovered(seen, swept, since, horizon.unsettled)
+        horizon.covered += covered
     for sid, (key, updated) in seen.items():
-        yield SessionRef(agent_id, sid, key, "2026.9", db, updated)
+        yield SessionRef(agent_id, sid, key, "2026.9", db, _from_ms(updated))
+
+
+def _uncovered(seen: dict[str, tuple], swept: datetime, since: datetime | None,
+               unsettled: Container[str]) -> tuple[dict[str, tuple], int]:
+    """(``seen`` without the sessions ``swept`` covers, how many of those ``since`` keeps).
+
+    Covered: a session whose time is a whole positive number of milliseconds at or before
+    ``swept`` (as :func:`._from_ms` reads it, to the millisecond) and which is not
+    ``unsettled``; compared as integers, no datetime made."""
+    last = _micros(swept) // 1000  # the last millisecond at or before it
+    first = None if since is None else -(-_micros(since) // 1000)  # the first at or after
+    kept: dict[str, tuple] = {}
+    covered = 0
+    for sid, row in seen.items():
+        ms = row[1]
+        if type(ms) is int and 0 < ms <= last and sid not in unsettled:
+            if first is None or ms >= first:
+                covered += 1
+        else:
+            kept[sid] = row
+    return kept, covered
+
+
+def _micros(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
 def _read_db_segments(ref: SessionRef, after: str | None) -> list[Segment]:
