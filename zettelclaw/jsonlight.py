@@ -64,7 +64,7 @@ def plain(obj, depth: int = 0) -> bool:
 def write_lines(items: list) -> None:
     """``items`` as JSON Lines on stdout: a page of plain values by :func:`dumps`, anything
     longer or not plain by orjson (:func:`zettelclaw.render.emit_json_lines`): the same bytes."""
-    if len(items) > PAGE or not plain(items):
+    if len(items) > PAGE or not all(plain(item, 1) for item in items):
         from .render import emit_json_lines
 
         emit_json_lines(items)

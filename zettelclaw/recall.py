@@ -209,12 +209,12 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
     # a small log is read in Python (starting rg would cost more than reading it); a large
     # one's scan is planned from a sample: no stream of the matches of words too common to
     # qualify alone, no scan at all when no entry can reach minScore
-    ranked = [r for r in rank(query, include_memory=False, explain=True, python_below=SMALL_LOG,
-                              min_units=opts["minScore"], relative=RELATIVE, exact_limit=EXACT)
-              if r.get("source") != "memory"]
+    found = rank(query, include_memory=False, python_below=SMALL_LOG,
+                 min_units=opts["minScore"], relative=RELATIVE, exact_limit=EXACT)
+    ranked = [r for r in found if r.get("source") != "memory"]
     if not ranked:
         return []
-    unit = match_unit(ranked[0]["explain"]["n"])
+    unit = match_unit(found.n)
     best = ranked[0]["score"] / unit
     if best < opts["minScore"]:
         return []
@@ -238,7 +238,6 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
         seen.add(same)
         entry = dict(item)
         entry.pop("score", None)
-        entry.pop("explain", None)
         chosen.append(entry)
     return chosen
 

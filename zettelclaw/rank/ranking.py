@@ -48,6 +48,16 @@ def _line_at(mm, offset: int) -> tuple[int, int, bytes]:
     return start, end, mm[start:end]
 
 
+class Ranked(list):
+    """rank()'s results, best first, and ``n``: how many log lines and memory chunks their
+    scores were counted over (the unit of recall's ``minScore`` grows with it: see
+    match_unit), known without asking for ``explain``."""
+
+    def __init__(self, items=(), n: int = 0):
+        super().__init__(items)
+        self.n = n
+
+
 class _Pool:
     """The best ``depth`` items seen so far: a min-heap of (score, place, item, why). Equal
     scores are told apart by ``place`` (an entry's offset in the log: the later line wins;
@@ -81,7 +91,7 @@ class _Pool:
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
          started: Started | None = None, python_below: int = 0,
          min_units: float | None = None, relative: float = 0.0,
-         exact_limit: int = EXACT_LIMIT) -> list[dict]:
+         exact_limit: int = EXACT_LIMIT) -> Ranked:
     """Entries (and memory chunks) that answer ``query.text``, best first, each with ``score``.
 
     ``query`` is a :class:`zettelclaw.query.Query`: its structured filters apply exactly,
@@ -104,7 +114,7 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     limit = query.limit or DEFAULT_LIMIT
     exact_limit = max(exact_limit, 2 * limit)
     if not query_terms:
-        return []
+        return Ranked()
     structural = _structural(query)
 
     chunks: list[Chunk] = []
@@ -266,7 +276,7 @@ def _score_chunks(chunks: list[Chunk], stats: Stats, query_terms: list[str], poo
             pool.push(score, place, item, why)
 
 
-def _results(reranked: list, stats: Stats, scan: Scan, explain: bool, limit: int) -> list[dict]:
+def _results(reranked: list, stats: Stats, scan: Scan, explain: bool, limit: int) -> Ranked:
     """The items with their final ``score`` (and ``explain``), best first, at most ``limit``."""
     results = []
     for total, item, why, boosts, bm25 in reranked:
@@ -281,4 +291,4 @@ def _results(reranked: list, stats: Stats, scan: Scan, explain: bool, limit: int
         results.append((total, item))
     # equal scores: the later-dated first (the log is not in time order)
     results.sort(key=lambda pair: (pair[0], sort_key(pair[1].get("timestamp"))), reverse=True)
-    return [item for _, item in results[:limit]]
+    return Ranked((item for _, item in results[:limit]), stats.n)
