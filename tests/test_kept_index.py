@@ -346,3 +346,24 @@ def test_a_subject_rename_drops_the_index(log_dir, index, cli, small_index):
     assert cli("subjects", "rename", "--yes", "office-network", "office-lan").exit_code == 0
     assert not index.exists()
     assert _answers() == _fresh(index)
+
+
+def test_a_log_elsewhere_is_ranked_and_nothing_is_kept_beside_it(log_dir, index, small_index,
+                                                                    tmp_path):
+    # the same answers from a copy of the log named by path; no cache written beside the copy
+    from zettelclaw.rank import SMALL_LOG, rank
+    from zettelclaw.recall import Question
+
+    _append(log_dir, _log(10, 90))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "log.jsonl").write_bytes((log_dir / "log.jsonl").read_bytes())
+
+    def ids(log):
+        return [[r["id"] for r in rank(Question(words, None, "main", limit=40), log=log,
+                                       python_below=SMALL_LOG, include_memory=False)]
+                for words in QUESTIONS]
+
+    assert ids(elsewhere / "log.jsonl") == ids(log_dir / "log.jsonl")
+    assert index.exists()  # beside the home's own log: kept
+    assert sorted(os.listdir(elsewhere)) == ["log.jsonl"]

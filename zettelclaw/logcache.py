@@ -10,11 +10,12 @@ and the ``CHECK`` bytes before ``size`` have the CRC it kept (:func:`holds`); an
 log rewritten by ``subjects rename`` or ``purge``, truncated, replaced) is read whole again.
 
 :func:`store` is the one way such a file is written: only if the directory lock is free at once
-(a reader never waits), only while the log is still the file that was read (a purge or a
-rewrite holding the lock cannot interleave), only over a regular file or nothing (a symlink,
-FIFO or directory in its place is left alone), by temp file and rename, so a reader never sees
-half a file. Any failure leaves the cache as it was, or absent. :func:`drop` deletes them all:
-whatever rewrites the log calls it under its lock. Deleting any of them changes no answer.
+(a reader never waits), only beside the zettelclaw home's own log, only while the log is still
+the file that was read (a purge or a rewrite holding the lock cannot interleave), only over a
+regular file or nothing (a symlink, FIFO or directory in its place is left alone), by temp file
+and rename, so a reader never sees half a file. Any failure leaves the cache as it was, or
+absent. :func:`drop` deletes them all: whatever rewrites the log calls it under its lock.
+Deleting any of them changes no answer.
 
 Light on purpose (``os`` only at import): the per-turn commands use it.
 """
@@ -57,10 +58,26 @@ def replaceable(where: str) -> bool:
         return True
 
 
+def beside_home(log_path) -> bool:
+    """Whether ``log_path`` is the zettelclaw home's own log: a cache is kept nowhere else (a
+    log read with ``--log``, an export, a copy get none beside them)."""
+    from . import paths
+
+    path = os.fspath(log_path)
+    try:
+        return os.path.basename(path) == paths.LOG_FILE and os.path.samefile(
+            os.path.dirname(path) or ".", os.path.dirname(paths.log_file()))
+    except OSError:
+        return False
+
+
 def store(where: str, log_path, inode: int, data: bytes) -> bool:
-    """Write ``data`` to ``where`` as described above; returns whether it was written."""
+    """Write ``data`` to ``where`` as described above, only beside the home's own log
+    (:func:`beside_home`); returns whether it was written."""
     import fcntl
 
+    if not beside_home(log_path):
+        return False
     directory = os.path.dirname(where) or "."
     try:
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)

@@ -34,6 +34,7 @@ import orjson
 
 from ..clock import format_ts
 from ..logcache import BRIEF_DIGEST as CACHE_FILE
+from ..logcache import beside_home
 from ..review import SESSION as REVIEW_SESSION
 
 TYPE_CHECKING = False
@@ -186,7 +187,7 @@ def brief(options: Options, now: datetime, log_path=None) -> Snapshot | None:
     from .sections import _snapshot, _Tally
 
     path = os.fspath(log_path) if log_path is not None else paths.log_file()
-    if not rows._home_log(path):
+    if not beside_home(path):
         return None
     head, raw_facts = _load(cache_path(path))
     view = view_of(options)
@@ -352,11 +353,10 @@ def keep(log, now: datetime, resolution, gone: set[str], night: int,
     pass saw the log's whole lines only and left nothing out as after a replayed night."""
     from .. import paths
     from ..log import record_kind
-    from . import rows
     from .sections import _Tally
 
     path = os.fspath(log_path) if log_path is not None else paths.log_file()
-    if len(log.rows) != log.whole or not log.whole or not rows._home_log(path):
+    if len(log.rows) != log.whole or not log.whole or not beside_home(path):
         return  # a line being written: digest another night
     agent, default = options.agent, options.default_agent
     view_rows = [r for r in log.rows if agent is None or (r.get("agent") or default) == agent]

@@ -99,7 +99,7 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
 
     from .. import paths
     from ..fsutil import open_fd
-    from ..logcache import crc_before, holds
+    from ..logcache import beside_home, crc_before, holds
 
     path = os.fspath(log_path) if log_path is not None else paths.log_file()
     try:
@@ -120,7 +120,7 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
         whole = _parse(tail[:stop], kept.size, entries)
         end = kept.size + stop
         crc = crc_before(fd, end)
-        if keep and stop and (stop >= STORE_AFTER or not kept.size) and _home_log(path):
+        if keep and stop and (stop >= STORE_AFTER or not kept.size) and beside_home(path):
             _store(where, path, info.st_ino, end, crc, kept.rows + whole.rows,
                    kept.bad + whole.bad,
                    kept.first_bad if kept.first_bad is not None else whole.first_bad)
@@ -245,17 +245,6 @@ def _warn(path: str, bad: int, first_bad: int) -> None:
 
     _warn(f"skipped {count(bad, 'invalid line')} in {path} "
           f"(first at line {Log(path)._line_of(first_bad)})")
-
-
-def _home_log(path: str) -> bool:
-    """Whether ``path`` is the zettelclaw home's own log (a cache goes nowhere else)."""
-    from .. import paths
-
-    try:
-        return os.path.basename(path) == paths.LOG_FILE and os.path.samefile(
-            os.path.dirname(path) or ".", paths.log_dir())
-    except OSError:
-        return False
 
 
 def _load(where: str, inode: int) -> _Kept | None:
