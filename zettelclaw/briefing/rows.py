@@ -95,11 +95,9 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
     lines lie beyond them (writing them costs more than parsing a few lines again). Invalid
     lines are skipped with one warning on stderr, as every reader of the log does (the kept
     ones counted again)."""
-    import mmap
-
     from .. import paths
     from ..fsutil import open_fd
-    from ..logcache import beside_home, crc_before, holds
+    from ..logcache import beside_home, holds
 
     path = os.fspath(log_path) if log_path is not None else paths.log_file()
     try:
@@ -109,30 +107,23 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
     try:
         info = os.fstat(fd)
         size = info.st_size
-        data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else b""
         where = cache_path(path)
         kept = _load(where, info.st_ino) if trust else None
         if kept is None or not holds(fd, kept, size):
             kept = _Kept()
-        tail = data[kept.size:size]
-        stop = tail.rfind(b"\n") + 1  # whole lines: what may be kept
         entries = list(kept.rows)
-        whole = _parse(tail[:stop], kept.size, entries)
-        end = kept.size + stop
-        crc = crc_before(fd, end)
+        data, whole, partial, end, crc = _lines_after(fd, size, kept.size, entries)
+        light = kept.rows + whole.rows  # the whole lines': what may be kept
+        first_bad = kept.first_bad if kept.first_bad is not None else whole.first_bad
+        stop = end - kept.size
         if keep and stop and (stop >= STORE_AFTER or not kept.size) and beside_home(path):
-            _store(where, path, info.st_ino, end, crc, kept.rows + whole.rows,
-                   kept.bad + whole.bad,
-                   kept.first_bad if kept.first_bad is not None else whole.first_bad)
-        partial = _parse(tail[stop:], end, entries)  # a line being written
+            _store(where, path, info.st_ino, end, crc, light, kept.bad + whole.bad, first_bad)
     finally:
         os.close(fd)
     warn(path, (kept, whole, partial))
-    light = kept.rows + whole.rows
-    whole_rows = len(light)
-    return Rows(entries, data, len(kept.rows), rows=light + partial.rows, whole=whole_rows,
+    return Rows(entries, data, len(kept.rows), rows=light + partial.rows, whole=len(light),
                 end=end, inode=info.st_ino, crc=crc, bad=kept.bad + whole.bad,
-                first_bad=kept.first_bad if kept.first_bad is not None else whole.first_bad)
+                first_bad=first_bad)
 
 
 class Tail:
@@ -148,10 +139,9 @@ def beyond(path: str, kept) -> Tail | None:
     """The lines of the log at ``path`` after the first ``kept.size`` bytes, when the log
     still is what ``kept`` describes (its ``inode``, at least ``size`` bytes long, the bytes
     before ``size`` of CRC ``crc``); else None. Invalid lines are counted, not warned of."""
-    import mmap
 
     from ..fsutil import open_fd
-    from ..logcache import crc_before, holds
+    from ..logcache import holds
 
     try:
         fd = open_fd(path)
@@ -162,18 +152,30 @@ def beyond(path: str, kept) -> Tail | None:
         size = info.st_size
         if info.st_ino != kept.inode or not holds(fd, kept, size):
             return None
-        data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else b""
-        tail = data[kept.size:size]
-        stop = tail.rfind(b"\n") + 1
-        end = kept.size + stop
-        crc = crc_before(fd, end)
         entries: list[dict] = []
-        whole = _parse(tail[:stop], kept.size, entries)
-        partial = _parse(tail[stop:], end, entries)
+        data, whole, partial, end, crc = _lines_after(fd, size, kept.size, entries)
     finally:
         os.close(fd)
     return Tail(data, entries, whole.rows + partial.rows, len(whole.rows), end, crc,
                 (whole, partial))
+
+
+def _lines_after(fd: int, size: int, base: int, entries: list[dict]):
+    """The log open at ``fd`` (``size`` bytes) mapped, and its lines from byte ``base`` on
+    parsed into ``entries``: ``(data, whole, partial, end, crc)``, ``whole`` the parse of the
+    whole lines, which end at byte ``end`` (of CRC ``crc``: see logcache), ``partial`` of a
+    line still being written."""
+    import mmap
+
+    from ..logcache import crc_before
+
+    data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else b""
+    tail = data[base:size]
+    stop = tail.rfind(b"\n") + 1
+    end = base + stop
+    whole = _parse(tail[:stop], base, entries)
+    partial = _parse(tail[stop:], end, entries)
+    return data, whole, partial, end, crc_before(fd, end)
 
 
 def warn(path: str, parts) -> None:
