@@ -71,15 +71,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             env.pop(var, None)
 
         small = Path(tmp) / "small"
-        small.mkdir(mode=0o700)
-        with open(source, "rb") as fh, open(small / "log.jsonl", "wb") as out:
-            lines = [fh.readline() for _ in range(SMALL)]
-            out.writelines(lines)
-        import json
-
-        # a relevant message: the words of an entry in the middle of the small log
-        entry = json.loads(lines[SMALL // 2])
-        message = "what about " + " ".join(entry["content"].split()[:6]) + "?"
+        _, message = _home_of(source, small, SMALL)
         small_env = {**env, "ZETTELCLAW_HOME": str(small)}
         repeat = max(args.repeat, 20)
         subprocess.run([zc, "handoff"], env=small_env, check=True, stdout=subprocess.DEVNULL)
@@ -126,17 +118,23 @@ def main(argv: list[str] | None = None) -> list[dict]:
     return results
 
 
-def _year(source: Path, home: Path, env: dict, zc: str, repeat: int) -> list[dict]:
-    """A year-size log (under 4 MB: read in Python): the turn after the one that kept its
-    counts and words, as every turn but the first finds them."""
+def _home_of(source: Path, home: Path, n: int) -> tuple[dict, str]:
+    """A home holding the first ``n`` lines of ``source``; its middle entry and a relevant
+    message (the words of that entry)."""
     import json
 
     home.mkdir(mode=0o700)
     with open(source, "rb") as fh, open(home / "log.jsonl", "wb") as out:
-        lines = [fh.readline() for _ in range(YEAR)]
+        lines = [fh.readline() for _ in range(n)]
         out.writelines(lines)
-    entry = json.loads(lines[YEAR // 2])
-    message = "what about " + " ".join(entry["content"].split()[:6]) + "?"
+    entry = json.loads(lines[n // 2])
+    return entry, "what about " + " ".join(entry["content"].split()[:6]) + "?"
+
+
+def _year(source: Path, home: Path, env: dict, zc: str, repeat: int) -> list[dict]:
+    """A year-size log (under 4 MB: read in Python): the turn after the one that kept its
+    counts and words, as every turn but the first finds them."""
+    entry, message = _home_of(source, home, YEAR)
     word = max(entry["content"].split(), key=len).strip(".,;:!?").lower()
     year_env = {**env, "ZETTELCLAW_HOME": str(home)}
     subprocess.run([zc, "recall", "--", message], env=year_env, check=True,
