@@ -57,6 +57,16 @@ def _subjects_block(request) -> str:
 # -- 1. the entries shown are chosen for the conversation ------------------------------------
 
 
+def _extract_shown(cli, fake_anthropic, old: dict) -> None:
+    """Extract the conversation: it succeeds, the model was shown ``old``, and it named no
+    entry it was not shown."""
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0, result.stderr
+    assert "no such entry" not in result.stderr
+
+    assert old["id"] in {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+
+
 def test_a_task_from_two_months_ago_is_closed_by_todays_conversation(cli, home, fake_anthropic,
                                                                      log_dir):
     old = make_entry("task", "Write the backfill script for the 47 failed webhook jobs",
@@ -70,11 +80,7 @@ def test_a_task_from_two_months_ago_is_closed_by_todays_conversation(cli, home, 
         {"type": "task", "content": "Write the backfill script for the 47 failed webhook jobs",
          "status": "done", "replaces": "{{id-of:backfill script}}"},
         {"type": "handoff", "content": "Backfill finished"})
-    result = cli("extract", "--session-id", SID)
-    assert result.exit_code == 0, result.stderr
-    assert "no such entry" not in result.stderr
-
-    assert old["id"] in {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+    _extract_shown(cli, fake_anthropic, old)
     assert cli.lines("search", "--type", "task", "--status", "open",
                      "--subject", "auth-migration", "--json") == []
     (done,) = cli.lines("search", "--type", "task", "--subject", "auth-migration", "--json")
@@ -122,11 +128,7 @@ def test_a_task_from_two_months_ago_is_closed_by_todays_conversation_with_forty_
         {"type": "task", "content": "Cleaning up the invoice templates for Atlas Billing is done.",
          "status": "done", "replaces": "{{id-of:clean up the invoice templates}}"},
         {"type": "handoff", "content": "Invoice templates done"})
-    result = cli("extract", "--session-id", SID)
-    assert result.exit_code == 0, result.stderr
-    assert "no such entry" not in result.stderr
-
-    assert old["id"] in {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+    _extract_shown(cli, fake_anthropic, old)
     still_open = cli.lines("search", "--type", "task", "--status", "open",
                            "--subject", "atlas-billing", "--json")
     assert old["id"] not in {e["id"] for e in still_open} and len(still_open) == 48
