@@ -83,6 +83,18 @@ def write_log(log_dir: Path, entries, *, raw_tail: bytes = b"") -> Path:
     return path
 
 
+def occupy(path: Path, kind: str, elsewhere: Path):
+    """Put something else where a file goes: a FIFO, a symlink to ``elsewhere`` or a
+    directory; returns the check that it is still there, untouched."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "symlink":
+        path.symlink_to(elsewhere)
+    else:
+        path.mkdir()
+    return {"fifo": path.is_fifo, "symlink": path.is_symlink, "directory": path.is_dir}[kind]
+
+
 @pytest.fixture
 def home(zc_env):
     """The test's OpenClaw state dir, to write sessions into (tests/openclaw_home.py)."""

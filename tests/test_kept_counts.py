@@ -9,7 +9,7 @@ import os
 import orjson
 import pytest
 
-from tests.conftest import write_log
+from tests.conftest import occupy, write_log
 from tests.test_recall import BACKOFF, _entries
 
 QUESTION = "webhook retries backoff"
@@ -105,15 +105,10 @@ def test_something_else_in_its_place_is_neither_read_nor_replaced(log_dir, cli, 
     write_log(log_dir, _entries())
     expected = _fresh(cli, kept)
     elsewhere = tmp_path / "elsewhere.json"
-    if kind == "fifo":
-        os.mkfifo(kept)
-    elif kind == "symlink":
-        kept.symlink_to(elsewhere)
-    else:
-        kept.mkdir()
+    still_there = occupy(kept, kind, elsewhere)
     assert _answers(cli) == expected  # (a FIFO is not waited on)
     assert not elsewhere.exists()
-    assert {"fifo": kept.is_fifo, "symlink": kept.is_symlink, "directory": kept.is_dir}[kind]()
+    assert still_there()
 
 
 def test_counts_of_another_log_are_not_trusted(log_dir, cli, kept):

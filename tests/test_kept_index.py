@@ -11,6 +11,8 @@ import random
 import orjson
 import pytest
 
+from tests.conftest import occupy
+
 WORDS = ("open opened opening Open OPEN reopen tundra Tundra_Onboarding onboarding onboard "
          "backoff retries retry webhook webhooks queue queued café Café naïve über garden "
          "gardens gardening beds bed status type content subject detail replaces main ops "
@@ -274,15 +276,10 @@ def test_something_else_in_its_place_is_neither_read_nor_replaced(log_dir, index
     _append(log_dir, _log(9, 60))
     expected = _fresh(index)
     elsewhere = tmp_path / "elsewhere.bin"
-    if kind == "fifo":
-        os.mkfifo(index)
-    elif kind == "symlink":
-        index.symlink_to(elsewhere)
-    else:
-        index.mkdir()
+    still_there = occupy(index, kind, elsewhere)
     assert _answers() == expected  # (a FIFO is not waited on)
     assert not elsewhere.exists()
-    assert {"fifo": index.is_fifo, "symlink": index.is_symlink, "directory": index.is_dir}[kind]()
+    assert still_there()
 
 
 def _search(zc, word: str) -> list[dict]:
