@@ -188,6 +188,29 @@ def test_a_full_disk_is_one_error_and_the_log_keeps_its_lines(cli, log_dir, monk
     assert (log_dir / "log.jsonl").read_bytes() == before
 
 
+def test_a_disk_that_fills_mid_line_leaves_no_torn_line_behind(cli, log_dir, monkeypatch):
+    write_log(log_dir, [ENTRY])
+    before = (log_dir / "log.jsonl").read_bytes()
+    real_write = os.write
+    room = [40]  # the disk takes 40 bytes of the new line, then is full
+
+    def filling(fd, data):
+        if not room[0]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        taken = real_write(fd, bytes(data[:room[0]]))
+        room[0] -= taken
+        return taken
+
+    monkeypatch.setattr(os, "write", filling)
+    result = cli("write", "fact", "one more fact that does not fit on the disk")
+    monkeypatch.undo()
+
+    assert one_error(result, "No space left on device")
+    assert (log_dir / "log.jsonl").read_bytes() == before
+    later = cli("search", "--json")
+    assert later.exit_code == 0 and "invalid line" not in later.stderr
+
+
 def test_a_read_only_disk_is_one_error_and_subjects_json_is_kept(cli, log_dir, monkeypatch):
     write_log(log_dir, [ENTRY])
     (log_dir / "subjects.json").write_text('{"a": {"display": "A", "type": "project"}}')

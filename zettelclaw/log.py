@@ -179,13 +179,18 @@ class Log:
         with contextlib.nullcontext() if locked else dir_lock(self.path.parent):
             fd = open_fd(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
             try:
+                size = os.fstat(fd).st_size
                 if _ends_torn(fd):
                     data = b"\n" + data
                 view = memoryview(data)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
-                os.fsync(fd)
+                try:
+                    while view:
+                        written = os.write(fd, view)
+                        view = view[written:]
+                    os.fsync(fd)
+                except BaseException:
+                    _cut_back(fd, size)
+                    raise
             finally:
                 os.close(fd)
         return data.count(b"\n") - (1 if data.startswith(b"\n") else 0)
@@ -445,6 +450,16 @@ def reverse_located(path: str | Path, *, whole_blocks: bool = False) -> Iterator
                 end = start - 1
         if rest.strip():
             yield 0, rest
+
+
+def _cut_back(fd: int, size: int) -> None:
+    """Cut a failed append (a full disk's short write) back to the log's size before it, so
+    no torn line stays behind; the lock is held, so nothing else appended since."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError:
+        pass  # the error that stopped the append is the one to report
 
 
 def _ends_torn(fd: int) -> bool:
