@@ -312,6 +312,32 @@ def test_a_conversation_a_hook_ended_without_a_key_goes_with_the_next_sweep(
     assert SID in saved["extractedSessions"] and "waitingForKey" not in saved
 
 
+def test_a_conversation_the_nightly_sweep_found_without_a_key_goes_when_the_key_comes(
+        cli, fake_anthropic, home, state, log_dir, monkeypatch):
+    """The cron's sweep found a conversation of the agent's current session and no model key:
+    it waits. The person stores a key minutes later, `stats` says the next sweep extracts the
+    waiting conversations, and it does: waiting for a key is not a conversation going on, left
+    to settle for half an hour."""
+    from datetime import datetime, timedelta, timezone
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    minutes_ago = datetime.now(timezone.utc) - timedelta(minutes=15)
+    home.jsonl_session("main", SID, AUTH_TURNS, key="agent:main:main", start=minutes_ago)
+    nightly = cli("sweep")
+    assert nightly.exit_code == 1 and SID in read_state(log_dir)["waitingForKey"]["sessions"]
+    (state / ".env").write_text(f"ANTHROPIC_API_KEY={fake_anthropic.api_key}\n")
+
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["waitingForKey"]["fix"] == "run `zettelclaw sweep` to extract them now"
+    fake_anthropic.reply(GOOD_REPLY)
+    sweep = cli("sweep")
+
+    assert sweep.exit_code == 0, sweep.stderr
+    assert sweep.stdout.startswith("Sweep: 1 session extracted, 0 skipped, 0 failed; 4 entries")
+    assert {e["session"] for e in read_log(log_dir)} == {SID}
+    assert "waitingForKey" not in read_state(log_dir)
+
+
 def test_doctor_says_waiting_sessions_can_go_once_a_key_is_found(cli, auth_session,  # noqa: F811
                                                                  state, log_dir):
     assert cli("extract", "--session-id", SID).exit_code == 1  # no key: the session waits

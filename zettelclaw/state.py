@@ -155,6 +155,7 @@ def mark_waiting(state: State, sessions: dict[str, str | None], moment: str, *,
         record = table.get(session_id)
         if not isinstance(record, dict):
             record = table[session_id] = {"agent": agent, "since": moment}
+        record["last"] = moment  # the latest run that found it due and no key
         if ended:
             record["ended"] = moment
     if not isinstance(section.get("since"), str):
@@ -174,15 +175,22 @@ def clear_waiting(state: State, session_id: str) -> None:
         del state.__pydantic_extra__[WAITING]
 
 
-def ended_waiting(state: State) -> dict[str, str]:
-    """sessionId -> when a hook said its conversation ended, of the sessions waiting for a
-    model key."""
+def waited_since(state: State) -> dict[str, str]:
+    """sessionId -> the latest moment a run found it due and met no model key (a hook saying
+    its conversation ended, a sweep), of the sessions waiting for a key: what was quiet
+    since before then waited for the key, it was not going on."""
     section = state.__pydantic_extra__.get(WAITING)
     table = section.get("sessions") if isinstance(section, dict) else None
     if not isinstance(table, dict):
         return {}
-    return {sid: r["ended"] for sid, r in table.items()
-            if isinstance(r, dict) and isinstance(r.get("ended"), str)}
+    out = {}
+    for sid, record in table.items():
+        stamps = [record.get(k) for k in ("since", "last", "ended")] \
+            if isinstance(record, dict) else []
+        stamps = [s for s in stamps if isinstance(s, str) and parse_ts(s) is not None]
+        if stamps:
+            out[sid] = max(stamps, key=parse_ts)
+    return out
 
 
 def waiting(state: State) -> dict:

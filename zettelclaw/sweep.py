@@ -430,13 +430,14 @@ def _advance(seen: dict[str, list]) -> None:
 
 
 def _ended_waiting() -> dict[str, datetime]:
-    """sessionId -> when a hook said its conversation ended, of those waiting for a model key:
-    an open conversation quiet since then has ended (the hook said so), it is not left to
-    settle as a live one."""
-    from .state import State, ended_waiting
+    """sessionId -> the latest moment a run found it due and met no model key (a hook that said
+    its conversation ended, a sweep), of those waiting for a key: an open conversation quiet
+    since then waited for the key, it was not going on, and is not left to settle as a live
+    one (even in the agent's current session)."""
+    from .state import State, waited_since
 
     try:
-        ended = ended_waiting(State.load())
+        ended = waited_since(State.load())
     except ZettelclawError:
         return {}
     # the moment is kept to the second, cut down: the conversation ended before the next one
