@@ -187,6 +187,36 @@ def test_the_purging_record_holds_no_purged_words(cli, log_dir, zc_env, monkeypa
     assert "dead-letter" not in seen[0].lower() and "permanent failures" not in seen[0]
 
 
+def test_a_log_directory_setting_changed_mid_purge_leaves_no_unfinished_purge_behind(
+        cli, zc_env, tmp_path, monkeypatch):
+    """The plugin's logDir is edited while a purge runs: the purge finishes in the home it
+    started in, and that home says no purge is left unfinished."""
+    import os
+
+    from zettelclaw import purge as core
+
+    monkeypatch.delenv("ZETTELCLAW_HOME")
+    old, new = tmp_path / "memory-old", tmp_path / "memory-new"
+    set_config(zc_env, logDir=str(old))
+    write_log(old, DESIGN_LINES)
+    rebrief = core._rebrief
+
+    def config_edited_meanwhile(agents, forms):
+        set_config(zc_env, logDir=str(new))
+        config = zc_env["state"] / "openclaw.json"
+        os.utime(config, (config.stat().st_atime, config.stat().st_mtime + 5))
+        return rebrief(agents, forms)
+
+    monkeypatch.setattr(core, "_rebrief", config_edited_meanwhile)
+    result, report = purge(cli, "--match", "dead-letter")
+    assert result.exit_code == 0, result.stderr
+    assert report["failed"] == []
+    assert "purging" not in json.loads((old / "state.json").read_text())
+    monkeypatch.undo()
+    doctor = cli("--home", str(old), "doctor", "--json")
+    assert "purge" not in {c["name"] for c in json.loads(doctor.stdout)["checks"]}
+
+
 # -- MEMORY.md as it was rendered ---------------------------------------------------------------
 
 

@@ -117,6 +117,25 @@ def _log_dir() -> str:
     return os.path.abspath(os.path.join(_state_dir(), "zettelclaw"))
 
 
+class pinned_home:  # noqa: N801  (a context manager read as a phrase: `with pinned_home():`)
+    """For a run that must finish in the home it started in (a purge: its ``purging`` record,
+    its rewrite and the record's removal): the log directory resolved once, on entry, and
+    kept for the run whatever the OpenClaw config says meanwhile (``ZETTELCLAW_HOME`` set, and
+    put back as it was on exit)."""
+
+    def __enter__(self) -> str:
+        self.before = os.environ.get("ZETTELCLAW_HOME")
+        resolved = _log_dir()
+        os.environ["ZETTELCLAW_HOME"] = resolved
+        return resolved
+
+    def __exit__(self, *exc_info) -> None:
+        if self.before is None:
+            os.environ.pop("ZETTELCLAW_HOME", None)
+        else:
+            os.environ["ZETTELCLAW_HOME"] = self.before
+
+
 def log_file() -> str:
     """The log's path as a string (the cheap form the handoff hook uses)."""
     return os.path.join(_log_dir(), LOG_FILE)

@@ -241,6 +241,14 @@ def _pending_entries(state: dict | None) -> list[dict]:
 
 def purge(selection: Selection | None, *, rebrief: bool = True, now: str | None = None
           ) -> Report:
+    """Purge what ``selection`` names (None: only finish what an earlier purge left), all of
+    it in the home it started in (:class:`~zettelclaw.paths.pinned_home`): a log directory
+    setting changed meanwhile never leaves its ``purging`` record behind in the old home."""
+    with paths.pinned_home():
+        return _purge(selection, rebrief=rebrief, now=now)
+
+
+def _purge(selection: Selection | None, *, rebrief: bool, now: str | None) -> Report:
     """Purge what ``selection`` names (None: only finish what an earlier purge left).
 
     The words leave the files the log does not hold first (hooks.log, brief.log, every vault
