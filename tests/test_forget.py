@@ -349,6 +349,71 @@ def test_memory_md_forgets_at_once_and_gets_it_back_with_the_undo(design_log, zc
     assert theme in memory.read_text()
 
 
+class Killed(BaseException):
+    """A SIGKILL, as far as the run is concerned: nothing after it runs."""
+
+
+def briefing_check(cli) -> dict | None:
+    checks = {c["name"]: c for c in orjson.loads(cli("doctor", "--json").stdout)["checks"]}
+    return checks.get("briefing")
+
+
+def test_a_forget_killed_after_its_append_is_briefed_by_the_next_forget_and_doctor_says_so(
+        design_log, zc, cli, zc_env, monkeypatch):
+    from zettelclaw import forget as core
+
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text("# Mine\n")
+    theme = "Adopt the blue theme for the dashboard"
+    decision = rows(zc("write", "decision", theme, "--json"))[0]["id"]
+    fact = rows(zc("write", "fact", "The dashboard lives on port 8080", "--json"))[0]["id"]
+    assert zc("brief", "--no-llm").returncode == 0 and theme in memory.read_text()
+    rebrief = core.rebrief
+
+    def kill(*args, **kwargs):
+        raise Killed
+
+    monkeypatch.setattr(core, "rebrief", kill)
+    with pytest.raises(Killed):
+        cli("forget", decision, "--yes")
+    monkeypatch.setattr(core, "rebrief", rebrief)
+
+    assert theme in memory.read_text()  # OpenClaw loads it into every session
+    check = briefing_check(cli)
+    assert check["status"] == "fail" and "may still list what it forgot" in check["detail"]
+    assert check["fix"] == "zettelclaw brief --no-llm"
+    forget(zc, fact)  # the next run settles what the killed one owed
+    assert theme not in memory.read_text() and "port 8080" not in memory.read_text()
+    assert briefing_check(cli) is None
+
+
+def test_a_review_close_killed_after_its_append_is_briefed_by_the_next_brief(
+        zc, cli, zc_env, log_dir, monkeypatch):
+    from zettelclaw import forget as core
+
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text("# Mine\n")
+    task = rows(zc("write", "task", "Renew the TLS certificate", "--json"))[0]["id"]
+    assert zc("brief", "--no-llm").returncode == 0 and "Renew the TLS" in memory.read_text()
+    rebrief = core.rebrief
+
+    def kill(*args, **kwargs):
+        raise Killed
+
+    monkeypatch.setattr(core, "rebrief", kill)
+    with pytest.raises(Killed):
+        cli("review", "close", task, "--yes")
+    monkeypatch.setattr(core, "rebrief", rebrief)
+
+    assert "Renew the TLS" in memory.read_text()
+    assert "review close" in briefing_check(cli)["detail"]
+    assert "rebriefing" in orjson.loads((log_dir / "state.json").read_bytes())
+    assert zc("brief", "--no-llm").returncode == 0  # the nightly briefing
+    assert "Renew the TLS" not in memory.read_text()
+    assert briefing_check(cli) is None
+    assert "rebriefing" not in orjson.loads((log_dir / "state.json").read_bytes())
+
+
 def test_a_memory_md_without_a_briefing_is_left_alone(design_log, zc, zc_env):
     memory = zc_env["workspace"] / "MEMORY.md"
     memory.write_text("# Mine\n")

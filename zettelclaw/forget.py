@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from . import paths
 from .errors import GoneError, NotFoundError, UsageError
 from .log import FORGET, UNFORGET, Log
+from .rebriefing import SETTLE, owe, owed, settled
 
 
 @dataclass
@@ -166,31 +167,56 @@ def apply(done: Plan) -> list[dict]:
             if isinstance(entry.get("agent"), str) and entry["agent"]:
                 line["agent"] = entry["agent"]
             lines.append(line)
+        owe(lines)
         log.append(lines, locked=True)
     return lines
 
 
-def rebrief(written: list[dict]) -> list[str]:
+def rebrief(written: list[dict], *, agents: list[str] | None = None) -> list[str]:
     """Rewrite now, without the model, MEMORY.md's generated briefing of each agent whose
-    entries ``written`` (forgets or undos) name, when that MEMORY.md has one: OpenClaw loads it
-    into every session, and last night's may list what is now forgotten (or miss what came
-    back). The same block ``brief --no-llm`` writes; a MEMORY.md without the markers is left
-    alone. Returns what to tell the person."""
+    entries ``written`` (forgets or undos) name, and of ``agents``, when that MEMORY.md has one:
+    OpenClaw loads it into every session, and last night's may list what is now forgotten (or
+    miss what came back). The same block ``brief --no-llm`` writes; a MEMORY.md without the
+    markers is left alone. Each briefing rewritten (or with nothing to rewrite) settles what
+    :func:`owe` recorded for it. Returns what to tell the person."""
     from . import briefing
     from .briefing.memory_md import _memory_path, _read_memory
     from .errors import ZettelclawError
 
     default = paths.default_agent()
+    debts = owed()  # read before the log is: a debt recorded later stays for the next run
     notes = []
-    for agent in sorted({paths.entry_agent(line, default) for line in written}):
+    done: dict[str, str | None] = {}
+    for agent in sorted({paths.entry_agent(line, default) for line in written}
+                        | set(agents or ())):
         options = briefing.Options.resolve(use_model=False)
         options.default_agent, options.agent, options.single = default, agent, False
         try:
             memory = _memory_path(options)
-            if briefing.BEGIN_MARKER.encode() not in _read_memory(memory):
-                continue
-            if briefing.write(briefing.build(options)):
+            if briefing.BEGIN_MARKER.encode() in _read_memory(memory) \
+                    and briefing.write(briefing.build(options)):
                 notes.append(f"rewrote the briefing in {memory}")
+            done[agent] = (debts.get(agent) or {}).get("token")
         except ZettelclawError as exc:  # (MissingWorkspace, broken markers...): said, not fatal
             notes.append(f"warning: the briefing in MEMORY.md was not rewritten: {exc}")
+    settled(done)
     return notes
+
+
+def doctor_check():
+    """doctor's line about briefings a forget or a review close still owes (MEMORY.md may
+    list what was forgotten or closed); None when there are none."""
+    from .errors import ZettelclawError
+    from .openclaw import Check
+
+    try:
+        debts = owed()
+    except ZettelclawError:  # a broken state.json: a check of its own says so
+        return None
+    if not debts:
+        return None
+    since = min(str(r.get("since")) for r in debts.values())
+    return Check("briefing", "fail", (
+        f"a forget or a review close (since {since}) stopped before rewriting the briefing "
+        f"of {', '.join(sorted(debts))}: MEMORY.md may still list what it forgot or closed"),
+        SETTLE)

@@ -215,5 +215,8 @@ def apply(done: Plan) -> list[dict]:
                  if line["replaces"] in resolution.by_id
                  and not resolution.is_replaced(line["replaces"])]
         if lines:
+            from .rebriefing import owe
+
+            owe(lines)
             append_entries(lines, log, locked=True)
     return lines

@@ -79,12 +79,18 @@ def register(app: typer.Typer) -> None:
             use_model=not no_llm, now=_moment(now))
         options.default_agent = paths.default_agent()
         agents = [paths.own_agent(agent)] if agent else briefing.agents_with_entries()
+        from ..rebriefing import owed, settled
+
+        # a forget or a review close killed after its append: this briefing settles its debt
+        debts = {} if dry_run or print_ or now is not None else owed()
         failed = []
         for one in agents:
             options.agent, options.single = one, len(agents) == 1
             label = f"agent {one}: " if len(agents) > 1 else ""
             try:  # one agent's trouble does not cost the others their briefing
                 _brief_one(briefing, options, dry_run=dry_run, print_=print_, label=label)
+                if one in debts:
+                    settled({one: debts[one].get("token")})
             except briefing.MissingWorkspace as exc:  # an agent OpenClaw has not set up (yet)
                 typer.echo(f"note: {label}not briefed: {exc}", err=True)
             except ZettelclawError as exc:

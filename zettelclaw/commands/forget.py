@@ -73,7 +73,8 @@ def register(app: typer.Typer) -> None:
             return
         _confirm(yes, lines, "Bring them back?" if undo else "Forget?")
         written = core.apply(done)
-        for note in core.rebrief(written):
+        # with any briefing an earlier forget or review close killed after its append owes
+        for note in core.rebrief(written, agents=sorted(core.owed())):
             typer.echo(note if note.startswith("warning:") else f"note: {note}", err=True)
         named = {line["replaces"] for line in written}  # the entries, or (undo) their forgets
         changed = [e for e in done.entries

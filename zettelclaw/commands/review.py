@@ -192,11 +192,13 @@ def _run(done, *, dry_run: bool, yes: bool, as_json: bool) -> None:
 
 
 def _write(done) -> list[dict]:
-    from ..forget import rebrief
+    from ..forget import owed, rebrief
     from ..review import apply
 
     written = apply(done)
-    for note in rebrief(written) if written else []:
+    # with any briefing an earlier forget or review close killed after its append owes
+    owes = sorted(owed())
+    for note in rebrief(written, agents=owes) if written or owes else []:
         typer.echo(note if note.startswith("warning:") else f"note: {note}", err=True)
     return written
 
