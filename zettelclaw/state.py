@@ -85,7 +85,20 @@ class State(BaseModel):
         return parse_ts((self.__pydantic_extra__ or {}).get("installedAt"))
 
     def swept_up_to(self) -> dict[str, str]:
-        """agent id -> the time up to which a sweep proved its sessions done (``sweptUpTo``)."""
+        """agent id -> the time up to which a sweep proved its sessions done (``sweptUpTo``);
+        never one later than now (:meth:`swept_ahead`)."""
+        moment = clock_now()
+        return {agent: stamp for agent, stamp in self._swept().items()
+                if parse_ts(stamp) <= moment}
+
+    def swept_ahead(self) -> dict[str, str]:
+        """agent -> its ``sweptUpTo`` when that is later than now: written while the clock ran
+        ahead, it proves nothing (left out of :meth:`swept_up_to`, set back by a sweep)."""
+        moment = clock_now()
+        return {agent: stamp for agent, stamp in self._swept().items()
+                if parse_ts(stamp) > moment}
+
+    def _swept(self) -> dict[str, str]:
         section = (self.__pydantic_extra__ or {}).get(SWEPT)
         if not isinstance(section, dict):
             return {}

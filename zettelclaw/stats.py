@@ -66,6 +66,12 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     purging = unfinished()
     if purging is not None:
         data["unfinishedPurge"] = purging
+    from .clock import format_ts
+    from .sweep import ahead
+
+    found = ahead()
+    if found:  # a sweep ran while the clock was ahead: said, with what it means
+        data["sweptAhead"] = {a: format_ts(t) for a, t in sorted(found.items())}
     return data
 
 

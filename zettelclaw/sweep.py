@@ -42,6 +42,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from . import paths
+from .clock import now as clock_now
 from .clock import parse_ts
 from .counts import count
 from .errors import UsageError, ZettelclawError
@@ -73,9 +74,12 @@ class Summary:
     planned: list[Candidate] = field(default_factory=list)
     dry_run: bool = False
     history: int = 0  # sessions read that hold conversations from before the install
+    ahead: dict[str, str] = field(default_factory=dict)  # agent -> its sweptUpTo after now
+    held: int = 0  # open conversations left to settle (each named as its session reports)
 
     def add(self, result: Result) -> None:
         self.results.append(result)
+        self.held += len(result.held)
         if result.history:
             self.history += 1
         self.usage = self.usage + result.usage
@@ -93,6 +97,9 @@ class Summary:
         line = (f"Sweep: {count(self.extracted, 'session')} {verb}, {self.skipped} skipped, "
                 f"{self.failed} failed; {count(self.entries, 'entry')}; tokens: {u.input} input, "
                 f"{u.output} output, {u.cache_read} cache read, {u.cache_creation} cache write")
+        if self.held:
+            line += (f"; {count(self.held, 'open conversation')} held to settle "
+                     "(named above)")
         if self.history:
             line += (f"; {count(self.history, 'session')} also "
                      f"hold{'s' if self.history == 1 else ''} conversations from before the "
@@ -102,7 +109,8 @@ class Summary:
     def as_dict(self) -> dict:
         return {"extracted": self.extracted, "skipped": self.skipped, "failed": self.failed,
                 "entries": self.entries, "tokens": self.usage.as_dict(),
-                "dryRun": self.dry_run, "history": self.history}
+                "dryRun": self.dry_run, "history": self.history, "held": self.held,
+                **({"sweptAhead": self.ahead} if self.ahead else {})}
 
 
 def _log_marks(sessions: set[str]) -> dict[str, str]:
@@ -240,6 +248,37 @@ def plan(*, agent: str | None = None, since: datetime | None = None,
     return todo, skipped + covers.covered
 
 
+def ahead() -> dict[str, datetime]:
+    """agent -> its ``sweptUpTo`` when that is later than now: a sweep ran while the clock was
+    ahead (sweep, ``stats`` and ``doctor`` say so; the next whole sweep sets it back)."""
+    return _view().ahead
+
+
+def clock_note(agent: str, stamp: str, *, set_back: bool) -> str:
+    """What a person is told of an agent whose ``sweptUpTo`` is later than now."""
+    return (f"agent {agent}'s sweptUpTo ({stamp}) is later than now: a sweep ran while the "
+            "clock was ahead; its sessions are checked against their own records, none "
+            "skipped by that date, " + ("and this sweep sets it back" if set_back else
+                                         "until a sweep sets it back (zettelclaw sweep)"))
+
+
+def doctor_check():
+    """doctor's line about a ``sweptUpTo`` later than now (a warning: no conversation is
+    skipped for it, the next sweep sets it back); None when there is none."""
+    from .clock import format_ts
+    from .openclaw import Check
+
+    try:
+        found = ahead()
+    except ZettelclawError:  # a broken state.json: a check of its own says so
+        return None
+    if not found:
+        return None
+    return Check("sweep", "warn", "; ".join(clock_note(a, format_ts(t), set_back=False)
+                                            for a, t in sorted(found.items())),
+                 "zettelclaw sweep")
+
+
 def advance(seen: dict[str, list]) -> bool:
     """After a whole sweep: move each agent's ``sweptUpTo`` to the latest update up to which
     every session in scope is done (a candidate is done when its record is now newer than its
@@ -254,7 +293,8 @@ def advance(seen: dict[str, list]) -> bool:
 
     with dir_lock(paths.log_dir()):
         state = State.load()
-        swept = state.swept_up_to()
+        swept = state.swept_up_to()  # (one later than now left out: it is set back here)
+        ahead = state.swept_ahead()
         moved = False
         for agent, sessions in seen.items():
             horizon = _horizon(sessions, state.extractedSessions, state.failedSessions)
@@ -263,6 +303,9 @@ def advance(seen: dict[str, list]) -> bool:
                 # to the microsecond: the session updated at it is covered, a later one not
                 state.section(SWEPT)[agent] = format_ts(horizon)[:-1] + \
                     f".{horizon.microsecond:06d}Z"
+                moved = True
+            elif agent in ahead:  # nothing proved done yet: no time rather than a false one
+                del state.section(SWEPT)[agent]
                 moved = True
         if not moved:  # a quiet night writes nothing: the next one with news prunes
             return False
@@ -277,7 +320,8 @@ def _would_move(state: _View, seen: dict[str, list]) -> bool:
     for agent, sessions in seen.items():
         horizon = _horizon(sessions, state.extractedSessions, state.failedSessions)
         before = state.swept.get(agent)
-        if horizon is not None and (before is None or horizon > before):
+        if horizon is not None and (before is None or horizon > before) \
+                or agent in state.ahead:
             return True
     return False
 
@@ -285,8 +329,11 @@ def _would_move(state: _View, seen: dict[str, list]) -> bool:
 def _horizon(sessions: list, extracted: dict, failed: dict) -> datetime | None:
     """The latest update of one agent's ``sessions`` ([(last update, sessionId, done)]) up to
     which every one is done: done already, or, when not known (None), its record newer than
-    its update and holding nothing open, or a failure recorded."""
+    its update and holding nothing open, or a failure recorded. Never later than now: a
+    session dated after now (written while the clock ran ahead) moves it to now, no further,
+    so a conversation held after the clock is set right is never taken for done."""
     horizon = None
+    moment = clock_now()
     for updated, session_id, done in sorted(sessions, key=lambda s: s[0]):
         if done is None:
             record = extracted.get(session_id) or {}
@@ -294,7 +341,7 @@ def _horizon(sessions: list, extracted: dict, failed: dict) -> datetime | None:
                 _newer(record.get("at"), updated) and not record.get("held"))
         if not done:
             break
-        horizon = updated
+        horizon = min(updated, moment)
     return horizon
 
 
@@ -308,8 +355,15 @@ class _View:
         self.extractedSessions = data.get("extractedSessions") or {}
         self.failedSessions = data.get("failedSessions") or {}
         stamps = data.get("sweptUpTo")
-        self.swept = {a: moment for a, t in (stamps if isinstance(stamps, dict) else {}).items()
-                      if isinstance(a, str) and (moment := parse_ts(t)) is not None}
+        known = {a: moment for a, t in (stamps if isinstance(stamps, dict) else {}).items()
+                 if isinstance(a, str) and (moment := parse_ts(t)) is not None}
+        # a sweptUpTo later than now was written while the clock ran ahead: it proves nothing
+        # of a conversation held since the clock was set right (dated before it, and after
+        # that sweep); the sessions are checked against their own records until a sweep sets
+        # it back (:func:`advance`)
+        moment = clock_now()
+        self.swept = {a: t for a, t in known.items() if t <= moment}
+        self.ahead = {a: t for a, t in known.items() if t > moment}
 
     def install_moment(self) -> datetime | None:
         return parse_ts(self.data.get("installedAt"))
@@ -332,17 +386,20 @@ def quiet() -> Summary | None:
         candidates, skipped = plan(unreadable=unreadable, seen=seen)
     except ZettelclawError:
         return None
-    if candidates or unreadable:
-        return None
+    if candidates or unreadable or _view().ahead:
+        return None  # (a sweptUpTo later than now: the full sweep says so and sets it back)
     _advance(seen)
     return Summary(skipped=skipped)
 
 
-def preview(candidate: Candidate) -> Result:
-    """What a sweep would extract from one session (no model call, no writes)."""
+def preview(candidate: Candidate, open_before: datetime | None = None) -> Result:
+    """What a sweep would extract from one session (no model call, no writes): the
+    conversations the run would take, and those it would hold, with why (the run's own rule,
+    :func:`zettelclaw.extract.plan.held`)."""
     from . import transcripts
     from .extract import Result, after_cursor
     from .extract.cursor import is_history
+    from .extract.plan import held
     from .state import State
 
     ref = candidate.ref
@@ -352,14 +409,19 @@ def preview(candidate: Candidate) -> Result:
     segments = after_cursor(transcripts.read_segments(ref), cursor)
     installed = state.install_moment()
     segments = [s for s in segments if s.has_user and not is_history(s, installed, ref)]
+    why_held = [why for s in segments
+                if (why := held(s, ref, SETTLE_SECONDS, open_before)) is not None]
+    segments = [s for s in segments if held(s, ref, SETTLE_SECONDS, open_before) is None]
     messages = sum(len(s.messages) for s in segments)
     if not segments:
-        return Result(ref.session_id, "up-to-date", f"{ref.session_id}: nothing new")
+        result = Result(ref.session_id, "up-to-date", f"{ref.session_id}: nothing new")
+        result.held = why_held
+        return result
     return Result(ref.session_id, "dry-run",
                   f"{ref.session_id} ({ref.agent_id}, {ref.session_key or 'no key'}): "
                   f"{count(len(segments), 'conversation')}, {count(messages, 'message')} "
                   "to extract",
-                  segments=len(segments))
+                  segments=len(segments), held=why_held)
 
 
 def sweep(*, agent: str | None = None, since: datetime | None = None,
@@ -369,6 +431,7 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
           progress: bool | None = None, gateway_start: datetime | None = None) -> Summary:
     """Extract every session that needs it; returns the summary. ``gateway_start``: open
     conversations quiet since before it are extracted without waiting to settle."""
+    from .clock import format_ts
     from .extract import Extractor, Result
 
     check_where(agent)
@@ -377,7 +440,9 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     unreadable: list[tuple[str, str]] = []
     candidates, skipped = plan(agent=agent, since=since, retry_failed=retry_failed,
                                unreadable=unreadable, seen=seen)
-    summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run)
+    summary = Summary(skipped=skipped, planned=candidates, dry_run=dry_run,
+                      ahead={a: format_ts(t) for a, t in ahead().items()
+                             if agent is None or a == agent})
     for agent_id, why in unreadable:  # its sessions were not looked at: a failure, exit 1
         result = Result(f"agent:{agent_id}", "failed", f"agent {agent_id} skipped: {why}")
         summary.add(result)
@@ -402,9 +467,9 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
     ended = _ended_waiting()
 
     def work(candidate: Candidate, advance) -> Result:
-        if dry_run:
-            return preview(candidate)
         ref = candidate.ref
+        if dry_run:
+            return preview(candidate, _latest(gateway_start, ended.get(ref.session_id)))
         return extractor.extract_session(
             ref.session_id, agent=ref.agent_id, ref=ref, reason="sweep",
             retry_failed=retry_failed, settle_seconds=SETTLE_SECONDS,

@@ -60,6 +60,11 @@ def register(app: typer.Typer) -> None:
             out.print("[bold yellow]A purge did not finish[/bold yellow] (started ",
                       cell(data["unfinishedPurge"]["since"] or "?"), "); fix: ",
                       cell(data["unfinishedPurge"]["fix"]), sep="")
+        from ..sweep import clock_note
+
+        for one, stamp in (data.get("sweptAhead") or {}).items():
+            out.print("[bold yellow]The clock ran ahead:[/bold yellow] ",
+                      cell(clock_note(one, stamp, set_back=False)), sep="")
         if data["history"]["installedAt"]:
             h = data["history"]
             out.print(f"History: conversations before the install ({h['installedAt']}) wait "

@@ -46,6 +46,8 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"failed: {result.message}", err=True)
             elif result.status == "dry-run":
                 typer.echo(result.message, err=as_json)
+            for why in result.held:  # the run and its dry run hold alike, and say so
+                typer.echo(f"held: {result.session_id}: {why}", err=True)
 
         started = None
         if gateway_start:
@@ -58,6 +60,11 @@ def register(app: typer.Typer) -> None:
         summary = run_sweep(agent=agent, since=parse_window(since), concurrency=concurrency,
                             retry_failed=retry_failed, dry_run=dry_run, on_result=report,
                             gateway_start=started)
+        from ..sweep import clock_note
+
+        for one, stamp in summary.ahead.items():  # never skipped in silence
+            typer.echo(f"note: {clock_note(one, stamp, set_back=not dry_run and not since)}",
+                       err=True)
         if as_json:
             emit_json(summary.as_dict())
         else:

@@ -4,7 +4,7 @@ time."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import paths
 from ..clock import now, parse_ts
@@ -40,13 +40,34 @@ def _cut_off(segment, started) -> bool:
     return last is not None and last < started
 
 
-def _quiet_for(segment, ref) -> float:
+# a last message dated more than this after now was written while the clock ran ahead
+# (a minute: the gateway's and zettelclaw's readings of one clock)
+AHEAD_SECONDS = 60
+
+
+def held(segment, ref, settle_seconds: float, started=None) -> str | None:
+    """Why an open conversation is left to settle (None: it is due). Due when closed, quiet
+    for ``settle_seconds``, or quiet since ``started`` (a gateway start, a run that met no
+    model key); and when dated after now: written while the clock ran ahead, nothing said
+    now can be adding to it (a message written now is dated now), so there is no quiet to
+    wait for. The sweep, its dry run and a hook's extraction decide alike."""
+    if segment.closed or _cut_off(segment, started):
+        return None
     last = parse_ts(segment.messages[-1].timestamp) if segment.messages else None
     if last is None and ref is not None:
         last = ref.updated_at
     if last is None:
-        return float("inf")
-    return (now() - last).total_seconds()
+        return None
+    quiet = (now() - last).total_seconds()
+    if quiet >= settle_seconds or quiet < -AHEAD_SECONDS:
+        return None
+    from datetime import timedelta
+
+    from ..clock import format_ts
+
+    return (f"an open conversation, its last message at {format_ts(last)}, is left to settle "
+            f"until {format_ts(last + timedelta(seconds=settle_seconds))} (or its session's "
+            "end)")
 
 
 @dataclass
@@ -61,6 +82,7 @@ class Plan:
     fresh: bool  # something lay beyond the cursor (before open conversations were held)
     held: int  # open conversations left to settle
     history: int  # conversations from before the install left for `zettelclaw import`
+    why_held: list[str] = field(default_factory=list)  # why each was left (:func:`held`)
 
 
 def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, messages,
@@ -99,11 +121,18 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
             todo = [s for s in todo if not is_history(s, installed, ref)]
             left_for_import = sum(1 for s in old if s.has_user)
     fresh = bool(todo)
-    held = 0
+    why_held: list[str] = []
     if settle_seconds is not None:
         start = parse_ts(open_before) if isinstance(open_before, str) else open_before
-        kept = [s for s in todo if s.closed or _quiet_for(s, ref) >= settle_seconds
-                or _cut_off(s, start)]
-        held = len(todo) - len(kept)
+        kept = []
+        for segment in todo:
+            why = held(segment, ref, settle_seconds, start)
+            if why is None:
+                kept.append(segment)
+            elif segment.has_user:  # (one without the person's words holds nothing to say)
+                why_held.append(why)
+            else:
+                why_held.append("")
         todo = kept
-    return Plan(todo, segments, log_entries, cursor, derived, fresh, held, left_for_import)
+    return Plan(todo, segments, log_entries, cursor, derived, fresh, len(why_held),
+                left_for_import, [w for w in why_held if w])

@@ -21,6 +21,7 @@ class Result:
     skipped_lines: int = 0
     duplicates: int = 0  # entries not appended: they restated a current one
     history: int = 0  # conversations from before the install left for `zettelclaw import`
+    held: list[str] = field(default_factory=list)  # why each open conversation was left
 
     @property
     def ok(self) -> bool:

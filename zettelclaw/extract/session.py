@@ -68,6 +68,7 @@ def extract(extractor, session_id: str, *, agent: str | None = None,
                     ref=ref, messages=messages, history=history, since=since,
                     settle_seconds=settle_seconds, open_before=open_before)
         run.result.history = todo.history
+        run.result.held = todo.why_held
         if not todo.todo:
             return nothing_to_extract(extractor, run, todo, ref)
         extract_each(extractor, run, todo, ref=ref, on_segment=on_segment)

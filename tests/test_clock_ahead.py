@@ -1,0 +1,83 @@
+"""A clock that ran ahead, then was set right (issue 32, the clock): a sweep's horizon is never
+later than now, no conversation is skipped in silence, and the dry run holds what the run
+holds, each held conversation named with why."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+from tests.openclaw_home import OpenClawHome
+from tests.test_sweep import handoff, iso, read_log
+from tests.test_sweep_horizon import conversation, rotate, sid
+
+NOW = datetime(2027, 1, 5, 4, 0, tzinfo=timezone.utc)  # the clock set right
+AHEAD = NOW + timedelta(weeks=6)  # what it said the night it ran ahead
+
+
+def state_of(log_dir) -> dict:
+    return json.loads((log_dir / "state.json").read_text())
+
+
+def checks(cli) -> dict[str, dict]:
+    return {c["name"]: c for c in json.loads(cli("doctor", "--json").stdout)["checks"]}
+
+
+def test_a_sweep_after_the_clock_was_corrected_extracts_today_s_conversation(
+        cli, zc_env, log_dir, fake_anthropic, monkeypatch):
+    home = OpenClawHome(zc_env["state"])
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(AHEAD))  # one night six weeks ahead
+    rotate(conversation(home, sid(1), AHEAD - timedelta(hours=3), "the skewed night"),
+           AHEAD - timedelta(hours=1))
+    fake_anthropic.when("skewed night", handoff("about the skewed night"))
+    assert cli("sweep").exit_code == 0
+    assert state_of(log_dir)["sweptUpTo"]["main"] > iso(NOW)
+
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW))  # the clock set right; a /new today
+    rotate(conversation(home, sid(2), NOW - timedelta(hours=3), "the boiler"),
+           NOW - timedelta(hours=1))
+    fake_anthropic.when("boiler", handoff("about the boiler"))
+
+    dry = cli("sweep", "--dry-run")
+    assert "Sweep: 1 session would extract" in dry.stdout and sid(2) in dry.stdout
+    assert "sweptUpTo (2027-02-16T03:00:00Z) is later than now" in dry.stderr
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["sweptAhead"] == {"main": "2027-02-16T03:00:00Z"}
+    assert checks(cli)["sweep"]["status"] == "warn"
+
+    swept = cli("sweep")
+    assert swept.stdout.startswith("Sweep: 1 session extracted"), swept.stderr
+    assert "this sweep sets it back" in swept.stderr
+    assert [e["content"] for e in read_log(log_dir)] == ["about the skewed night",
+                                                          "about the boiler"]
+    assert state_of(log_dir)["sweptUpTo"]["main"] <= iso(NOW)
+    assert "sweep" not in checks(cli)
+    assert "sweptAhead" not in json.loads(cli("stats", "--json").stdout)
+    again = cli("sweep")
+    assert again.stdout.startswith("Sweep: 0 sessions extracted") and not again.stderr
+    assert len(fake_anthropic.message_requests) == 2
+
+
+def test_an_open_conversation_dated_in_the_future_is_extracted_by_the_dry_run_and_the_run(
+        cli, zc_env, log_dir, fake_anthropic, monkeypatch):
+    """Its messages were dated while the clock ran ahead: nothing said now adds to it. A
+    conversation going on now is held by both, and named with why."""
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW))
+    home = OpenClawHome(zc_env["state"])
+    conversation(home, sid(3), NOW + timedelta(days=2), "the skewed garden",
+                 key="agent:main:main")
+    conversation(home, sid(4), NOW - timedelta(minutes=5), "the live porch",
+                 key="agent:main:telegram:direct:42")
+    fake_anthropic.when("skewed garden", handoff("about the skewed garden"))
+
+    dry = cli("sweep", "--dry-run")
+    run = cli("sweep")
+
+    assert "Sweep: 1 session would extract" in dry.stdout and sid(3) in dry.stdout
+    assert run.stdout.startswith("Sweep: 1 session extracted"), run.stderr
+    assert [e["content"] for e in read_log(log_dir)] == ["about the skewed garden"]
+    for said in (dry.stderr, run.stderr):
+        assert f"held: {sid(4)}: an open conversation, its last message at 2027-01-05T03:57:40Z"\
+               ", is left to settle until 2027-01-05T04:27:40Z (or its session's end)" in said
+        assert sid(3) not in said
+    assert "1 open conversation held to settle" in run.stdout
