@@ -81,3 +81,90 @@ def test_an_open_conversation_dated_in_the_future_is_extracted_by_the_dry_run_an
                ", is left to settle until 2027-01-05T04:27:40Z (or its session's end)" in said
         assert sid(3) not in said
     assert "1 open conversation held to settle" in run.stdout
+
+
+# -- entries dated after the moment they were written ------------------------------------------
+
+
+def entry(kind: str, content: str, when: datetime, session: str, **fields) -> dict:
+    from zettelclaw.entries import make_entry
+
+    return make_entry(kind, content, session, timestamp=iso(when), **fields)
+
+
+def test_a_handoff_written_while_the_clock_ran_ahead_gives_way_to_today_s(
+        zc, log_dir, monkeypatch):
+    from tests.conftest import write_log
+
+    before = entry("handoff", "Picked the tiles for the kitchen", NOW - timedelta(days=2),
+                   "s-before")
+    skewed = entry("handoff", "Painted the porch", AHEAD - timedelta(hours=1), "s-skewed")
+    write_log(log_dir, [before])
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(AHEAD))  # that night: its handoff is the latest
+    write_log(log_dir, [skewed])
+    assert b"Painted the porch" in zc("handoff").stdout
+
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW))  # the clock set right, nothing said since
+    assert b"Painted the porch" in zc("handoff").stdout  # still the last conversation's
+    write_log(log_dir, [entry("handoff", "Booked the plumber for Friday",
+                              NOW - timedelta(hours=1), "s-today")])
+    for _ in range(2):  # (the second run reads the pointer the first one stored)
+        said = zc("handoff").stdout
+        assert b"Booked the plumber for Friday" in said and b"Painted the porch" not in said
+
+
+def test_a_task_written_while_the_clock_ran_ahead_is_shown_to_a_later_conversation_to_close(
+        cli, home, fake_anthropic, log_dir, monkeypatch):
+    from tests.conftest import write_log
+    from tests.test_extract_context import SID, _conversation, _shown
+
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW))
+    task = entry("task", "Renew the TLS certificate of the home server", AHEAD, "s-skewed",
+                 subject="home-server", status="open")
+    write_log(log_dir, [task])
+    _conversation(home, SID, "I renewed the TLS certificate of the home server today.",
+                  when=NOW - timedelta(hours=2))
+    fake_anthropic.entries(
+        {"type": "task", "content": "Renew the TLS certificate of the home server",
+         "status": "done", "replaces": "{{id-of:TLS certificate}}"},
+        {"type": "handoff", "content": "Certificate renewed"})
+
+    result = cli("extract", "--session-id", SID)
+
+    assert result.exit_code == 0, result.stderr
+    assert task["id"] in {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+    assert cli.lines("search", "--type", "task", "--status", "open", "--json") == []
+
+
+def test_a_decision_written_while_the_clock_ran_ahead_is_not_recent_for_six_weeks(
+        cli, zc_env, log_dir, monkeypatch):
+    from tests.conftest import write_log
+    from tests.test_briefing import BEGIN, END, block_of, sections
+
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text(f"{BEGIN}\n{END}\n")
+    write_log(log_dir, [
+        entry("fact", "The boiler is serviced every autumn", NOW - timedelta(days=20), "s1",
+              subject="boiler"),
+        entry("decision", "Switch the boiler to the night tariff", AHEAD, "s-skewed",
+              subject="boiler")])
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW + timedelta(days=10)))
+    assert cli("brief", "--no-llm").exit_code == 0
+    shown = sections(block_of(memory))
+    assert not any("night tariff" in line for line in shown.get("Recent Decisions", []))
+
+
+def test_review_sees_a_task_written_while_the_clock_ran_ahead_as_quiet_and_can_close_it(
+        cli, log_dir, monkeypatch):
+    from tests.conftest import write_log
+
+    task = entry("task", "Renew the TLS certificate", AHEAD, "s-skewed", subject="server",
+                 status="open")
+    write_log(log_dir, [entry("fact", "The server runs Debian", NOW - timedelta(days=50),
+                              "s1", subject="server"), task])
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW + timedelta(days=5)))
+    (row,) = cli.lines("review", "--quiet", "--json")
+    assert row["id"] == task["id"]
+    closed = cli("review", "close", task["id"], "--yes")
+    assert closed.exit_code == 0, closed.stderr
+    assert cli.lines("review", "--json") == []

@@ -110,3 +110,48 @@ def sort_key(value) -> str:
         return value
     moment = parse_ts(value)
     return format_ts(moment) if moment is not None else ""
+
+
+# the earliest plain key: what an entry dated after now with nothing before it is dated as
+EARLIEST = "0001-01-01T00:00:00Z"
+
+
+def now_key() -> str:
+    """:func:`now` as a plain key (``YYYY-MM-DDTHH:MM:SSZ``), without importing datetime
+    unless ``ZETTELCLAW_NOW`` is set: the per-prompt handoff compares with it."""
+    import os
+
+    if os.environ.get(NOW_ENV):
+        return format_ts(now())
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Dating:
+    """Entries' times for ordering and windows, fed in log order (sortable keys).
+
+    An entry cannot be dated after the moment it was written, and it was written before now:
+    one dated after now was written while the clock ran ahead (then set right). Its date is a
+    clock error, so it is taken as dated with the latest time not after now among the lines
+    before it in the log (it was appended after them, so written after them): it sorts just
+    after them, never ahead of what was said since the clock was set right, and is neither
+    the newest handoff nor recent nor untouched-in-the-future for weeks. ``ahead`` counts
+    them; ``first`` is the earliest such date (from then on, it is no longer after now)."""
+
+    def __init__(self, now: str | None = None, latest: str = EARLIEST):
+        self.now = now if now is not None else now_key()
+        self.latest = latest
+        self.ahead = 0
+        self.first: str | None = None
+
+    def __call__(self, key: str | None) -> str | None:
+        if not key:
+            return key
+        if key > self.now:
+            self.ahead += 1
+            self.first = key if self.first is None else min(self.first, key)
+            return self.latest
+        if key > self.latest:
+            self.latest = key
+        return key

@@ -9,7 +9,7 @@ heavy.
 
 from __future__ import annotations
 
-from .clock import sort_key
+from .clock import EARLIEST, is_plain, sort_key
 
 # how far back from the handoff to look for the same session's tasks and decisions
 _RELATED_WINDOW = 500
@@ -161,37 +161,54 @@ class _Scope:
 def _find_latest(fh, path: str, scope: _Scope) -> tuple[int, dict] | None:
     import os
 
+    from .clock import Dating, now_key
+
+    now = now_key()
     inode = os.fstat(fh.fileno()).st_ino
     pointer = _read_pointer(os.path.join(os.path.dirname(path), "state.json"), scope.key)
     if pointer is not None and pointer.get("default") != scope.default:
         pointer = None  # the default agent changed: untagged entries belong to another
+    if pointer is not None and (isinstance(pointer.get("until"), str)
+                                and pointer["until"] <= now
+                                or sort_key(pointer.get("timestamp")) > now):
+        # a handoff it dated anew (after now then) is no longer after now; or its handoff is
+        # dated after now (stored while the clock ran ahead): read the whole log again
+        pointer = None
     if pointer is not None and _pointer_holds(fh, pointer, inode) \
             and os.fstat(fh.fileno()).st_size - pointer["size"] <= _BLOCK:
         size = pointer["size"]
         candidates = {}
+        rank = pointer.get("rank")
+        rank = rank if is_plain(rank) else sort_key(pointer["timestamp"])
         if pointer["id"] is not None:
-            candidates[pointer["id"]] = (sort_key(pointer["timestamp"]), pointer["offset"])
+            candidates[pointer["id"]] = (rank, pointer["offset"])
+        latest = pointer.get("latest")
+        dating = Dating(now, max(rank, latest if is_plain(latest) else "", EARLIEST))
+        if isinstance(pointer.get("until"), str):
+            dating.first = pointer["until"]
         fh.seek(size)
         data = fh.read()
         stop = data.rfind(b"\n") + 1
-        if _feed(candidates, data, size, len(data), scope, guard=pointer["id"], tail=True):
+        if _feed(candidates, data, size, len(data), scope, dating, guard=pointer["id"],
+                 tail=True):
             best = _best(candidates)
             if best is not None and len(best) > 2:
                 return None  # the latest handoff was forgotten or purged
             if stop > _REFRESH_TAIL:
-                _store_pointer(fh, path, inode, best, size + stop, scope)
+                _store_pointer(fh, path, inode, best, size + stop, scope, dating)
             return _entry_at(fh, best)
     candidates, end = {}, 0
     forgets: dict = {}
+    dating = Dating(now)
     for base, data, stop, whole in _blocks(fh, 0):
-        _feed(candidates, data, base, stop, scope, forgets=forgets)
+        _feed(candidates, data, base, stop, scope, dating, forgets=forgets)
         end = whole
     best = _best(candidates)
     if best is not None and len(best) > 2:
         # the latest handoff was forgotten or purged: none is shown (an older one would pass
         # an earlier conversation off as the last); no pointer, the next run reads it all
         return None
-    _store_pointer(fh, path, inode, best, end, scope)
+    _store_pointer(fh, path, inode, best, end, scope, dating)
     return _entry_at(fh, best)
 
 
@@ -228,10 +245,13 @@ def _blocks(fh, pos: int):
             rest, base, skipping = b"", base + len(rest), True
 
 
-def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
+def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope, dating,
           guard=None, tail: bool = False, forgets: dict | None = None) -> bool:
     """Add the current handoffs among the lines of ``data[:stop]`` (at offset ``base``) to
-    ``candidates`` (id -> (time key, offset)), dropping those a later line replaces. A
+    ``candidates`` (id -> (time key, offset)), dropping those a later line replaces. The time
+    key is as ``dating`` (:class:`~zettelclaw.clock.Dating`, fed in log order) has it: a
+    handoff dated after now, written while the clock ran ahead, is dated just after the
+    handoffs before it, never the latest once a conversation since is. A
     forgotten or purged handoff stays, marked hidden (``(time key, offset, True)``): it is
     still the latest conversation's. False when a line replaces ``guard`` (the pointer's
     handoff: the next best is unknown), or in the ``tail`` after the pointer, when an undo
@@ -270,7 +290,7 @@ def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope,
                 if kind == "forget":
                     forgets[entry["id"]] = (target, was)
         if kind == "handoff" and scope.holds(entry):
-            key = (sort_key(entry.get("timestamp")), base + start)
+            key = (dating(sort_key(entry.get("timestamp"))), base + start)
             candidates[entry["id"]] = key if _shown(entry) else (*key, True)
     return True
 
@@ -435,9 +455,12 @@ def _write_pointer(state_path: str, key: str | None, pointer: dict | None,
     atomic_write(Path(state_path), orjson.dumps(state, option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def _store_pointer(fh, path: str, inode: int, best, size: int, scope: _Scope) -> None:
+def _store_pointer(fh, path: str, inode: int, best, size: int, scope: _Scope,
+                   dating) -> None:
     """Record ``best`` for the log's first ``size`` bytes in state.json, if the directory lock
-    is free right now (never wait: this runs before a prompt) and state.json reads back."""
+    is free right now (never wait: this runs before a prompt) and state.json reads back. When
+    ``dating`` dated a handoff anew (after now), the pointer keeps its time key (``rank``),
+    the latest time before the end (``latest``) and holds ``until`` the earliest such date."""
     import fcntl
     import os
 
@@ -446,6 +469,9 @@ def _store_pointer(fh, path: str, inode: int, best, size: int, scope: _Scope) ->
                "timestamp": entry[1].get("timestamp") if entry else None,
                "offset": best[1] if entry else 0, "size": size, "inode": inode,
                "default": scope.default}
+    if dating.first is not None:
+        pointer.update(rank=best[0] if entry else None, latest=dating.latest,
+                       until=dating.first)
     directory = os.path.dirname(path) or "."
     state_path = os.path.join(directory, "state.json")
     try:

@@ -66,19 +66,24 @@ class Loops:
 
         self.default = default or paths.default_agent()
         self.resolution = Resolution.of_log(agents=agents, default_agent=self.default)
-        from .clock import days_before, format_ts
+        from .clock import Dating, days_before, format_ts
 
         self.quiet_key = format_ts(days_before(now, quiet_after))
         self.last_seen: dict[str, str] = {}
+        # each entry's time, in log order: one dated after now (the clock ran ahead) is dated
+        # just after the lines before it, so it is not untouched-in-the-future for weeks
+        dating = Dating(format_ts(now))
+        self.when = {e["id"]: dating(_key(e.get("timestamp"))) or ""
+                     for e in self.resolution.entries}
         for entry in self.resolution.entries:
             if entry.get("session") == SESSION:
                 continue  # a close or an undo is bookkeeping, not a touch
-            subject, stamp = entry.get("subject"), _key(entry.get("timestamp"))
+            subject, stamp = entry.get("subject"), self.when[entry["id"]]
             if isinstance(subject, str) and stamp > self.last_seen.get(subject, ""):
                 self.last_seen[subject] = stamp
 
     def loop(self, entry: dict) -> Loop:
-        touched = _key(entry.get("timestamp"))
+        touched = self.when.get(entry["id"], _key(entry.get("timestamp")))
         subject = entry.get("subject")
         if isinstance(subject, str):
             touched = max(touched, self.last_seen.get(subject, ""))
@@ -98,7 +103,7 @@ class Loops:
             loop = self.loop(entry)
             if not quiet or loop.quiet:
                 found.append(loop)
-        found.sort(key=lambda loop: (_key(loop.entry.get("timestamp")),
+        found.sort(key=lambda loop: (self.when.get(loop.entry["id"], ""),
                                      self.resolution.position[loop.entry["id"]]))
         return found
 

@@ -200,9 +200,9 @@ def brief(options: Options, now: datetime, log_path=None) -> Snapshot | None:
     except (KeyError, TypeError):  # not of this shape: read the log
         return None
     now_key = format_ts(now)
-    replay = options.now is not None
-    if replay and history.max_ts > now_key:
-        return None  # lines after the night replayed: left out by the whole pass
+    if history.max_ts > now_key:
+        return None  # lines after the night replayed: left out by the whole pass; lines
+        # dated after now (the clock ran ahead): dated anew by it (clock.Dating)
     tally = _Tally(now, options, {}, {})
     if tally.window_key < history.horizon:
         return None  # a window reaching before the horizon
@@ -264,6 +264,8 @@ def _appended(options: Options, now_key: str, history: History, tail) -> _Added:
         if agent is not None and (entry.get("agent") or default) != agent:
             continue
         ts = row.get("timestamp")
+        if options.now is None and ts is not None and ts > now_key:
+            raise _Fallback  # dated after now (the clock ran ahead): the whole pass dates it
         if options.now is not None and ts is not None and ts > now_key \
                 and entry["type"] not in ("forget", "unforget"):
             out.skipped = True

@@ -79,7 +79,10 @@ def read(options: Options, log_path: Path | None = None, *, trust: bool = True,
 
     now = options.now or clock.now()
     log = rows.read(log_path, trust=trust, keep=options.keep_rows)
-    entries, stamps = _entries_of_the_night(options, format_ts(now), log.entries, log.kept)
+    entries, stamps, ahead = _entries_of_the_night(options, format_ts(now), log.entries,
+                                                   log.kept)
+    if ahead:  # (dates that are clock errors: the whole pass, until they are past)
+        digested = None
     resolution = Resolution(entries)
     night = len(entries)
     # what was forgotten or purged is neither shown nor activity: as if never written;
@@ -141,26 +144,33 @@ class Texts:
 
 
 def _entries_of_the_night(options: Options, now_key: str, lines: list[dict], kept: int = 0
-                          ) -> tuple[list[dict], list[str | None]]:
+                          ) -> tuple[list[dict], list[str | None], int]:
     """The briefed agent's entries (of ``lines``: the log's entries and records, the first
-    ``kept`` of them kept rows, whose timestamps are sortable keys already), and their
-    timestamps as sortable keys (None: unreadable). When a night is replayed
-    (``options.now``), what was written after it is left out."""
+    ``kept`` of them kept rows, whose timestamps are sortable keys already), their
+    timestamps as sortable keys (None: unreadable), and how many lines are dated after now.
+    When a night is replayed (``options.now``), what was written after it is left out;
+    otherwise a line dated after now was written while the clock ran ahead and is dated as
+    :class:`~zettelclaw.clock.Dating` says (just after the lines before it)."""
+    from ..clock import Dating
+
     replay = options.now is not None
+    dating = Dating(now_key)
     entries, stamps = [], []
     agent = options.agent
     for n, entry in enumerate(lines):
-        if agent is not None and (entry.get("agent") or options.default_agent) != agent:
-            continue  # another agent's memory
         ts = entry.get("timestamp")
         if n >= kept and not is_plain(ts):
             ts = _ts_key(ts)
+        if not replay:
+            ts = dating(ts)
+        if agent is not None and (entry.get("agent") or options.default_agent) != agent:
+            continue  # another agent's memory
         if replay and ts is not None and ts > now_key and entry["type"] not in (
                 "forget", "unforget"):
             continue  # written after the night being replayed (a forget counts: never shown)
         entries.append(entry)
         stamps.append(ts)
-    return entries, stamps
+    return entries, stamps, dating.ahead
 
 
 class _Tally:

@@ -160,10 +160,25 @@ def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_h
     if kind == "task" and status is not None:
         fields["status"] = status
     head_time, this_time = parse_ts(head.get("timestamp")), parse_ts(stamp)
+    if head_time is not None and head_time > now():  # written while the clock ran ahead
+        head_time = parse_ts(_dated(resolution, head["id"]))
     if head_time is not None and this_time is not None and head_time > this_time:
         warnings.append(f"dropped replaces={fields['replaces']}: that entry is dated "
                         f"{head.get('timestamp')}, after this conversation; kept as a new entry")
         del fields["replaces"]
+
+
+def _dated(resolution, entry_id: str) -> str | None:
+    """The time of ``entry_id`` as :class:`~zettelclaw.clock.Dating` has it, reading the log's
+    entries in order up to it: for one dated after now, the latest time before it."""
+    from ..clock import Dating, sort_key
+
+    dating = Dating()
+    for entry in resolution.entries:
+        when = dating(sort_key(entry.get("timestamp")) or None)
+        if entry["id"] == entry_id:
+            return when
+    return None
 
 
 def _gone(target: str, resolution, made_here: dict) -> str | None:

@@ -12,21 +12,25 @@ from .cursor import after_cursor, is_history, segment_time
 
 
 def _as_of(entries: list[dict], stamp: str, resolution=None) -> list[dict]:
-    """The log as it stood at ``stamp``: entries dated then or before (undated ones too).
+    """The log as it stood at ``stamp``: entries dated then or before (undated ones too);
+    one dated after now (written while the clock ran ahead) as ``clock.Dating`` dates it, so
+    a task written then is shown for a later conversation, which can close it.
 
     A forget or purge counts whenever it was made: the model never sees what it hides, nor
     any older version of a chain it ended (the newer correction it names may be dated after
     ``stamp``). ``resolution``: the log's as it stands now (default: built from ``entries``)."""
+    from ..clock import Dating, sort_key
     from ..log import record_kind
     from ..resolve import Resolution
 
-    moment = parse_ts(stamp)
+    moment = sort_key(stamp) if parse_ts(stamp) is not None else None
     now_ = resolution if resolution is not None else Resolution.build(entries)
+    dating = Dating()  # one dated after now: a clock error, dated just after the lines before
     out = []
     for entry in entries:
+        when = dating(sort_key(entry.get("timestamp")) or None)
         if not record_kind(entry) and now_.gone(entry["id"]) is not None:
             continue  # a chain forgotten or purged since
-        when = parse_ts(entry.get("timestamp"))
         if moment is None or when is None or when <= moment or record_kind(entry):
             out.append(entry)
     return out
