@@ -449,6 +449,8 @@ def sweep(*, agent: str | None = None, since: datetime | None = None,
         if on_result is not None:
             on_result(result)
     whole = since is None and not dry_run  # only a look at every session proves them done
+    for one in summary.ahead:  # set back even when it has no session in scope
+        seen.setdefault(one, [])
     if not candidates:  # nothing new: no model client made, no SDK imported
         if whole:
             _advance(seen)
