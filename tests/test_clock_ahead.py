@@ -81,6 +81,13 @@ def test_an_open_conversation_dated_in_the_future_is_extracted_by_the_dry_run_an
                ", is left to settle until 2027-01-05T04:27:40Z (or its session's end)" in said
         assert sid(3) not in said
     assert "1 open conversation held to settle" in run.stdout
+    # found complete once more, it is then left unread: later nights write nothing for it
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW + timedelta(minutes=1)))
+    cli("sweep")
+    after = (log_dir / "state.json").read_bytes()
+    monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW + timedelta(minutes=2)))
+    assert cli("sweep").stdout.startswith("Sweep: 0 sessions extracted")
+    assert (log_dir / "state.json").read_bytes() == after
 
 
 # -- entries dated after the moment they were written ------------------------------------------

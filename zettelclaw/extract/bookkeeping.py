@@ -134,7 +134,9 @@ def remember(session_id: str, token: str, cursor: dict | None, *, agent=None,
                 "tokens": Usage().as_dict(), "agent": agent, "key": key}
         elif isinstance(record, dict) and not record.get("held") and updated is not None \
                 and not _newer(record.get("at"), updated):
-            record["at"] = format_ts(now())
+            # (a session updated after now, dated while the clock ran ahead: dated as its
+            # update, so the next sweeps skip it unread rather than read it every night)
+            record["at"] = format_ts(max(now(), updated))
         clear_waiting(state, session_id)
         _drop_claim(state, session_id, token)
 
