@@ -510,6 +510,44 @@ def test_the_nights_judging_goes_to_the_pair_about_the_same_named_thing(
         '(2026-02-23, vpnPortNow01)']
 
 
+def _review_cycles(*latest: tuple[str, int]) -> list[dict]:
+    """An ops subject whose facts share one sentence template, a thing and a number in it;
+    then, on the night's day, ``latest`` (thing, days) said in another conversation."""
+    lines = [entry("fact", f"The {thing} gets a {days} day review cycle", f"2026-01-{n + 5:02d}",
+                   "ops", session=f"old{n}")
+             for n, (thing, days) in enumerate((("refund flow", 27), ("login page", 30),
+                                                ("backup job", 12)))]
+    return lines + [entry("fact", f"The {thing} gets a {days} day review cycle",
+                          f"2026-02-23T1{n}:00:00Z", "ops", session=f"new{n}")
+                    for n, (thing, days) in enumerate(latest)]
+
+
+def test_two_things_sharing_a_template_are_not_a_contradiction(cli, fake_anthropic, log_dir,
+                                                               memory):
+    write_log(log_dir, _review_cycles(("DNS records", 17)))
+    fake_anthropic.reply("1: yes\n2: yes\n3: yes")
+
+    brief(cli)
+
+    assert fake_anthropic.message_requests == []  # no pair of two things goes to the model
+    assert "Contradictions" not in sections(block_of(memory))
+
+
+def test_one_thing_of_a_template_given_another_value_is_still_asked_about(
+        cli, fake_anthropic, log_dir, memory):
+    write_log(log_dir, _review_cycles(("DNS records", 17), ("refund flow", 14)))
+    fake_anthropic.reply("1: yes")
+
+    brief(cli)
+
+    (request,) = fake_anthropic.message_requests
+    assert request.user_text.count("subject: ops") == 1
+    assert "refund flow gets a 27" in request.user_text
+    assert "refund flow gets a 14" in request.user_text
+    (flag,) = sections(block_of(memory))["Contradictions"]
+    assert flag.startswith('ops: "The refund flow gets a 27 day review cycle"')
+
+
 def test_a_fact_said_again_in_the_same_words_is_not_asked_about(cli, fake_anthropic, log_dir,
                                                                 memory):
     write_log(log_dir, [
