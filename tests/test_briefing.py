@@ -304,6 +304,36 @@ def test_open_loops_that_matter_today_come_first_not_only_the_newest(cli, log_di
                                      "Which paint colour? (house)"]
 
 
+def test_pending_and_open_questions_spread_over_the_active_subjects(cli, log_dir, memory):
+    # the latest handoff's subject is the busiest, with 14 open tasks and 14 questions; three
+    # other subjects each have a few open loops of the last days
+    busy = "shop-relaunch"
+    lines = [entry("task", f"Relaunch step {n}", f"2026-02-{10 + n % 12:02d}T0{n % 9}:00:00Z",
+                   busy, session=f"b{n}") for n in range(14)]
+    lines += [entry("question", f"Relaunch question {n}", f"2026-02-{10 + n % 12:02d}T1{n % 9}"
+                    ":00:00Z", busy, session=f"q{n}") for n in range(14)]
+    for subject in ("garden", "tax-return", "bike"):
+        lines += [entry("task", f"{subject} task {n}", f"2026-02-1{n}", subject,
+                        session=f"{subject}{n}") for n in range(3)]
+        lines.append(entry("question", f"{subject} question", "2026-02-15", subject,
+                           session=f"{subject}q"))
+    lines.append(entry("handoff", "Relaunch: the checkout is next", "2026-02-23", busy))
+    write_log(log_dir, lines)
+
+    brief(cli, "--no-llm", "--max-lines", "30")
+
+    block = block_of(memory)
+    got = sections(block)
+    for heading in ("Pending", "Open Questions"):
+        shown = {item.rsplit("(", 1)[1].rstrip(")") for item in got[heading]}
+        assert shown == {busy, "garden", "tax-return", "bike"}, heading
+        assert got[heading][0].endswith(f"({busy})")  # the handoff's subject still first
+    # what was left out is counted by subject: nothing silently lost
+    last = block.splitlines()[-1]
+    assert last.startswith("Not shown (30-line limit): ")
+    assert f"more in {busy}" in last
+
+
 def test_a_loop_untouched_for_long_leaves_the_lists_for_one_counted_line(cli, zc_env, log_dir,
                                                                          memory):
     write_log(log_dir, [
@@ -615,8 +645,8 @@ def test_over_the_limit_the_oldest_go_and_a_line_says_where_they_are(cli, log_di
     assert got["Open Questions"] == ["Question 2", "Question 1", "Question 0"]
     shown = got["Pending"]
     left_out = 60 - len(shown)
-    assert lines[-1] == (f"Not shown (20-line limit): {left_out} open tasks "
-                         "(`zettelclaw search --type task --status open`).")
+    assert lines[-1] == (f"Not shown (20-line limit): {left_out} open tasks (+{left_out} more "
+                         "in chores; `zettelclaw search --type task --status open`).")
     # what was kept are the newest; the search the line names lists every one of them
     dates = sorted((e["timestamp"], e["content"]) for e in
                    cli.lines("search", "--type", "task", "--status", "open", "--json"))

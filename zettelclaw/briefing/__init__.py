@@ -9,7 +9,9 @@ as it was. Sections, in the order of the design's example:
 * **Recent Decisions**: current decisions of the last ``decisionWindow`` days (7), newest first.
 * **Pending**: open tasks, with their subject, what matters today first: a subject of a
   handoff of the last 7 days, then the busiest subjects of the active window, then the most
-  recently touched (the loop's latest version, or any entry about its subject), then the newest.
+  recently touched (the loop's latest version, or any entry about its subject), then the newest;
+  then spread over their subjects (each subject's first loop, then each one's second ...), so
+  no subject takes every line while others have open loops.
 * **Open Questions**: questions nobody replaced (by a decision, a fact or a newer question),
   ranked the same way. A loop untouched for more than ``quietAfter`` days (30) leaves both lists
   for one counted line that names ``zettelclaw review`` (decay by reading, §3.6).
@@ -34,8 +36,8 @@ entries. A replacement without a ``subject`` inherits the subject of the entry i
 
 At most ``maxLines`` (80) lines go between the markers. When there is more, sections give up
 items from their tails (the least busy, the oldest), the longest section first, so every section
-keeps a fair share; a last line says how many items of which kind were left out and which
-``zettelclaw search`` lists them.
+keeps a fair share; a last line says how many items of which kind were left out, in which
+subjects ("+11 more in shop-relaunch") and which ``zettelclaw search`` lists them.
 
 Without a model (``--no-llm``, or no key: see ``credentials.py``) everything but new
 contradiction flags is the same: the sections never depend on the model.

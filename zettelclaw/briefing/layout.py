@@ -100,7 +100,9 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
         for key, _, noun in SECTIONS:
             if key in dropped:
                 hint = hints.get(key)
-                parts.append(count(dropped[key], noun) + (f" (`{hint}`)" if hint else ""))
+                more = _more_in(sections[key], kept[[k for k, _, _ in SECTIONS].index(key)])
+                inside = "; ".join(p for p in (more, f"`{hint}`" if hint else "") if p)
+                parts.append(count(dropped[key], noun) + (f" ({inside})" if inside else ""))
         if out:
             out.append("")
         out.append(f"Not shown ({max_lines}-line limit): " + ", ".join(parts) + ".")
@@ -111,6 +113,27 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
     if not out and max_lines >= 1:
         out.append(EMPTY)
     return Rendered("\n".join(out), max_lines, shown, dropped)
+
+
+MORE_SUBJECTS = 3  # subjects named in a section's "+N more in <subject>"
+
+
+def _more_in(section, shown: int) -> str:
+    """Where a section's items left out are: "+9 more in auth-migration, +2 more in garden"
+    (the subjects with the most; the rest "+N more elsewhere"), "" when its items have no
+    subjects to tell."""
+    from .sections import name
+
+    found = getattr(section, "subjects_after", None)
+    counts = found(shown) if found is not None else []
+    if not counts:
+        return ""
+    named = [f"+{n} more in {name(subject)}" if subject else f"+{n} more without a subject"
+             for subject, n in counts[:MORE_SUBJECTS]]
+    rest = sum(n for _, n in counts[MORE_SUBJECTS:])
+    if rest:
+        named.append(f"+{rest} more elsewhere")
+    return ", ".join(named)
 
 
 def search_hints(snapshot: Snapshot) -> dict[str, str]:

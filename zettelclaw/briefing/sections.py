@@ -327,9 +327,21 @@ class Shown:
     """A section's items, each made its line when first shown (for a kept row, its text read
     back from the log then)."""
 
-    def __init__(self, items: list, line):
+    def __init__(self, items: list, line, subject=None):
         self.items, self.line = items, line
+        self.subject = subject  # an item's subject (for "+N more in <subject>"), if it has one
         self.lines: dict[int, str] = {}
+
+    def subjects_after(self, shown: int) -> list[tuple[str | None, int]]:
+        """(subject, how many) of the items after the first ``shown``, the most first (then
+        in the order they come); [] for items without subjects."""
+        if self.subject is None:
+            return []
+        counts: dict = {}
+        for item in self.items[shown:]:
+            key = self.subject(item)
+            counts[key] = counts.get(key, 0) + 1
+        return sorted(counts.items(), key=lambda kv: -kv[1])
 
     def __len__(self) -> int:
         return len(self.items)
@@ -358,6 +370,8 @@ def _sections(tally: _Tally, stale: list[tuple[str, str, str]], full
     tally.decisions.sort(key=lambda item: item[0], reverse=True)
     tally.pending.sort(key=tally.rank, reverse=True)
     tally.questions.sort(key=tally.rank, reverse=True)
+    tally.pending[:] = spread(tally.pending)
+    tally.questions[:] = spread(tally.questions)
 
     def summary(subject: str) -> str:
         return _summary(tally.latest_entry, subject, full)
@@ -373,12 +387,32 @@ def _sections(tally: _Tally, stale: list[tuple[str, str, str]], full
     return {
         "active": Shown(active, summary),
         "decisions": Shown(tally.decisions, decision),
-        "pending": Shown(tally.pending, open_loop),
-        "questions": Shown(tally.questions, open_loop),
+        "pending": Shown(tally.pending, open_loop, _loop_subject),
+        "questions": Shown(tally.questions, open_loop, _loop_subject),
         "stale": [f"{name(subject)} — last entry {before[:10]}, referenced in recent session"
                   for _, subject, before in stale],
         "contradictions": [],
     }
+
+
+def _loop_subject(item) -> str | None:
+    return item[2]
+
+
+def spread(items: list) -> list:
+    """Open loops (ranked, what matters today first) spread over their subjects: each subject's
+    most pressing loop, in the order of the subjects' first, then each one's second, and so
+    on (the loops without a subject count as one subject). No subject takes every line while
+    others have open loops; within a subject the order stays."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(item[2], []).append(item)
+    if len(groups) < 2:
+        return items
+    out = []
+    for depth in range(max(len(group) for group in groups.values())):
+        out.extend(group[depth] for group in groups.values() if depth < len(group))
+    return out
 
 
 def _with_subject(entry: dict, subject: str | None) -> str:
