@@ -334,6 +334,61 @@ def test_pending_and_open_questions_spread_over_the_active_subjects(cli, log_dir
     assert f"more in {busy}" in last
 
 
+def _busy_month() -> list[dict]:
+    """A month of one subject's work, more open loops and facts than 80 lines hold."""
+    out = []
+    for n in range(60):
+        when = f"2026-02-{1 + n % 23:02d}T{n % 24:02d}:00:00Z"
+        kind = ("task", "question", "fact")[n % 3]
+        out.append(entry(kind, f"Relaunch item {n}", when, "shop-relaunch", session=f"m{n}"))
+    return out
+
+
+def test_the_briefing_after_a_busy_month_lists_standing_preferences(cli, log_dir, memory):
+    short = entry("fact", "I prefer short answers without bullet points.", "2026-01-20",
+                  session="p1")
+    port = entry("fact", "The VPN port is 51820", "2026-01-05", "office", session="v1")
+    nas = entry("question", "Which NAS should we buy?", "2026-01-06", "homelab", session="n1")
+    write_log(log_dir, [
+        short,
+        entry("fact", "I use metric units, never imperial ones.", "2026-01-21", session="p2"),
+        entry("fact", "No meetings before ten in the morning for me.", "2026-01-22",
+              session="p3"),
+        # said again in more words: one current entry, which has stood since January
+        entry("fact", "Short answers without bullet points, always.", "2026-02-01",
+              session="p4", replaces=short["id"]),
+        port, entry("fact", "The VPN port moved to 51900", "2026-01-25", "office",
+                    session="v2", replaces=port["id"]),
+        # a fact said once about one thing, and a question answered: no standing facts
+        entry("fact", "The NAS has four bays", "2026-01-08", "homelab", session="n2"),
+        nas, entry("fact", "We bought a Synology DS923", "2026-01-10", "homelab",
+                   session="n3", replaces=nas["id"]),
+        *_busy_month(),
+    ])
+
+    brief(cli, "--no-llm")
+
+    block = block_of(memory)
+    assert len(block.splitlines()) <= 80
+    assert sections(block)["Standing"] == [
+        "Short answers without bullet points, always.",  # about the person, said again
+        "I use metric units, never imperial ones.",  # about the person, the oldest first
+        "No meetings before ten in the morning for me.",
+        "The VPN port moved to 51900 (office)"]  # a fact of one thing, said again
+
+
+def test_standing_is_a_short_list_and_says_where_the_rest_are(cli, log_dir, memory):
+    write_log(log_dir, [entry("fact", f"Habit number {n}", f"2026-01-{1 + n:02d}",
+                              session=f"h{n}") for n in range(14)])
+
+    brief(cli, "--no-llm")
+
+    block = block_of(memory)
+    assert sections(block)["Standing"] == [f"Habit number {n}" for n in range(10)]
+    assert block.splitlines()[-1] == ("Not shown (80-line limit): 4 standing preferences and "
+                                      "facts (`zettelclaw search --type fact`).")
+
+
 def test_a_loop_untouched_for_long_leaves_the_lists_for_one_counted_line(cli, zc_env, log_dir,
                                                                          memory):
     write_log(log_dir, [

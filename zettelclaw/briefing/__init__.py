@@ -2,7 +2,7 @@
 
 ``zettelclaw brief`` rewrites what lies between ``<!-- BEGIN GENERATED BRIEFING -->`` and
 ``<!-- END GENERATED BRIEFING -->`` from the resolved log; every byte outside the markers stays
-as it was. Sections, in the order of the design's example:
+as it was. Sections, in the order of the design's example (Standing added after Open Questions):
 
 * **Active**: subjects with entries in the last ``activeWindow`` days (14), busiest first, then
   most recent; each with its latest current entry as a one-line state.
@@ -15,6 +15,11 @@ as it was. Sections, in the order of the design's example:
 * **Open Questions**: questions nobody replaced (by a decision, a fact or a newer question),
   ranked the same way. A loop untouched for more than ``quietAfter`` days (30) leaves both lists
   for one counted line that names ``zettelclaw review`` (decay by reading, §3.6).
+* **Standing**: at most 10 current facts and decisions written before the decision window
+  that are without a subject (the person's preferences and habits) or said again (they
+  replace an earlier fact or decision: restated in more words, or a new value of one thing),
+  the subjectless first, then those said again, then the oldest: what holds after a busy
+  month, which no other section shows.
 * **Stale**: subjects that came back in the last 7 days after a silence longer than
   ``staleThreshold`` days (30): the subject's first entry of those 7 days follows its previous
   entry by more than the threshold. This is the one reading of the design's rule ("most recent
