@@ -11,8 +11,8 @@ What lies at or after the horizon is kept as rows (no text), with their position
 subject (inherited by a correction without one), whether they are current and whether they
 say again a fact or decision they replace. Beside them: every entry's id, offset and subject
 (the ids a contradiction flag or a correction may name), the records' ids, the replaced ids
-and the ids forgotten or purged. A brief then counts
-the folded history, the rows since the horizon and the lines appended since, not the log.
+and the ids forgotten or purged. A brief then counts the folded history, the rows since the
+horizon and the lines appended since, not the log.
 
 It is used only while it describes what a pass over the whole log would see: the log's inode,
 size and CRC as :mod:`.rows` checks them; tonight's windows start at or after the horizon; a
