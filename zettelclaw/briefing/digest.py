@@ -183,6 +183,23 @@ class Lookup:
         return self.full({"id": entry_id, "_at": at})  # (the line moved: as a shown one)
 
 
+    def kind(self, entry_id: str) -> str | None:
+        """The type of the entry ``entry_id`` (None: unknown, or its line is not there)."""
+        if entry_id in self.added:
+            return self.added[entry_id].get("type")
+        at = self._offsets().get(entry_id)
+        if at is None:
+            return None
+        from ..log import line_at
+
+        try:
+            found = orjson.loads(line_at(self.data, at))
+        except orjson.JSONDecodeError:
+            return None
+        return found.get("type") if type(found) is dict and found.get("id") == entry_id \
+            else None
+
+
 class _Fallback(Exception):
     """An appended line the digest cannot add simply: the whole log is read instead."""
 
@@ -227,7 +244,7 @@ def brief(options: Options, now: datetime, log_path=None) -> Snapshot | None:
             return None
     hidden_old = added.hidden_old
     by_id = Lookup(history, {e["id"]: e for e, _, _, _ in added.items}, tail.data)
-    tally.kind_of = lambda entry_id: (by_id.get(entry_id) or {}).get("type")
+    tally.kind_of = by_id.kind
     history.absorb(tally, hidden_old, options.use_model)
     for pos, ts, subject, current, row in history.rows_since():
         tally.place(pos, row, ts, history.subject(subject),
@@ -417,7 +434,7 @@ def _fold(path: str, head: dict, raw_facts: bytes, view: str, history: History, 
     }
     folding = _Tally.folding(max(history.horizon, _horizon(window_key)))  # never earlier
     by_id = Lookup(history, {e["id"]: e for e, _, _, _ in added.items}, tail.data)
-    folding.kind_of = lambda entry_id: (by_id.get(entry_id) or {}).get("type")
+    folding.kind_of = by_id.kind
     history.absorb(folding, hidden, True)
     items = [(pos, row, ts, history.subject(s), current and row["id"] not in hidden)
              for pos, ts, s, current, row in history.rows_since()]
