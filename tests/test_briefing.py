@@ -304,6 +304,91 @@ def test_open_loops_that_matter_today_come_first_not_only_the_newest(cli, log_di
                                      "Which paint colour? (house)"]
 
 
+def test_pending_and_open_questions_spread_over_the_active_subjects(cli, log_dir, memory):
+    # the latest handoff's subject is the busiest, with 14 open tasks and 14 questions; three
+    # other subjects each have a few open loops of the last days
+    busy = "shop-relaunch"
+    lines = [entry("task", f"Relaunch step {n}", f"2026-02-{10 + n % 12:02d}T0{n % 9}:00:00Z",
+                   busy, session=f"b{n}") for n in range(14)]
+    lines += [entry("question", f"Relaunch question {n}", f"2026-02-{10 + n % 12:02d}T1{n % 9}"
+                    ":00:00Z", busy, session=f"q{n}") for n in range(14)]
+    for subject in ("garden", "tax-return", "bike"):
+        lines += [entry("task", f"{subject} task {n}", f"2026-02-1{n}", subject,
+                        session=f"{subject}{n}") for n in range(3)]
+        lines.append(entry("question", f"{subject} question", "2026-02-15", subject,
+                           session=f"{subject}q"))
+    lines.append(entry("handoff", "Relaunch: the checkout is next", "2026-02-23", busy))
+    write_log(log_dir, lines)
+
+    brief(cli, "--no-llm", "--max-lines", "30")
+
+    block = block_of(memory)
+    got = sections(block)
+    for heading in ("Pending", "Open Questions"):
+        shown = {item.rsplit("(", 1)[1].rstrip(")") for item in got[heading]}
+        assert shown == {busy, "garden", "tax-return", "bike"}, heading
+        assert got[heading][0].endswith(f"({busy})")  # the handoff's subject still first
+    # what was left out is counted by subject: nothing silently lost
+    last = block.splitlines()[-1]
+    assert last.startswith("Not shown (30-line limit): ")
+    assert f"more in {busy}" in last
+
+
+def _busy_month() -> list[dict]:
+    """A month of one subject's work, more open loops and facts than 80 lines hold."""
+    out = []
+    for n in range(60):
+        when = f"2026-02-{1 + n % 23:02d}T{n % 24:02d}:00:00Z"
+        kind = ("task", "question", "fact")[n % 3]
+        out.append(entry(kind, f"Relaunch item {n}", when, "shop-relaunch", session=f"m{n}"))
+    return out
+
+
+def test_the_briefing_after_a_busy_month_lists_standing_preferences(cli, log_dir, memory):
+    short = entry("fact", "I prefer short answers without bullet points.", "2026-01-20",
+                  session="p1")
+    port = entry("fact", "The VPN port is 51820", "2026-01-05", "office", session="v1")
+    nas = entry("question", "Which NAS should we buy?", "2026-01-06", "homelab", session="n1")
+    write_log(log_dir, [
+        short,
+        entry("fact", "I use metric units, never imperial ones.", "2026-01-21", session="p2"),
+        entry("fact", "No meetings before ten in the morning for me.", "2026-01-22",
+              session="p3"),
+        # said again in more words: one current entry, which has stood since January
+        entry("fact", "Short answers without bullet points, always.", "2026-02-01",
+              session="p4", replaces=short["id"]),
+        port, entry("fact", "The VPN port moved to 51900", "2026-01-25", "office",
+                    session="v2", replaces=port["id"]),
+        # a fact said once about one thing, and a question answered: no standing facts
+        entry("fact", "The NAS has four bays", "2026-01-08", "homelab", session="n2"),
+        nas, entry("fact", "We bought a Synology DS923", "2026-01-10", "homelab",
+                   session="n3", replaces=nas["id"]),
+        *_busy_month(),
+    ])
+
+    brief(cli, "--no-llm")
+
+    block = block_of(memory)
+    assert len(block.splitlines()) <= 80
+    assert sections(block)["Standing"] == [
+        "Short answers without bullet points, always.",  # about the person, said again
+        "I use metric units, never imperial ones.",  # about the person, the oldest first
+        "No meetings before ten in the morning for me.",
+        "The VPN port moved to 51900 (office)"]  # a fact of one thing, said again
+
+
+def test_standing_is_a_short_list_and_says_where_the_rest_are(cli, log_dir, memory):
+    write_log(log_dir, [entry("fact", f"Habit number {n}", f"2026-01-{1 + n:02d}",
+                              session=f"h{n}") for n in range(14)])
+
+    brief(cli, "--no-llm")
+
+    block = block_of(memory)
+    assert sections(block)["Standing"] == [f"Habit number {n}" for n in range(10)]
+    assert block.splitlines()[-1] == ("Not shown (80-line limit): 4 standing preferences and "
+                                      "facts (`zettelclaw search --type fact`).")
+
+
 def test_a_loop_untouched_for_long_leaves_the_lists_for_one_counted_line(cli, zc_env, log_dir,
                                                                          memory):
     write_log(log_dir, [
@@ -510,6 +595,44 @@ def test_the_nights_judging_goes_to_the_pair_about_the_same_named_thing(
         '(2026-02-23, vpnPortNow01)']
 
 
+def _review_cycles(*latest: tuple[str, int]) -> list[dict]:
+    """An ops subject whose facts share one sentence template, a thing and a number in it;
+    then, on the night's day, ``latest`` (thing, days) said in another conversation."""
+    lines = [entry("fact", f"The {thing} gets a {days} day review cycle", f"2026-01-{n + 5:02d}",
+                   "ops", session=f"old{n}")
+             for n, (thing, days) in enumerate((("refund flow", 27), ("login page", 30),
+                                                ("backup job", 12)))]
+    return lines + [entry("fact", f"The {thing} gets a {days} day review cycle",
+                          f"2026-02-23T1{n}:00:00Z", "ops", session=f"new{n}")
+                    for n, (thing, days) in enumerate(latest)]
+
+
+def test_two_things_sharing_a_template_are_not_a_contradiction(cli, fake_anthropic, log_dir,
+                                                               memory):
+    write_log(log_dir, _review_cycles(("DNS records", 17)))
+    fake_anthropic.reply("1: yes\n2: yes\n3: yes")
+
+    brief(cli)
+
+    assert fake_anthropic.message_requests == []  # no pair of two things goes to the model
+    assert "Contradictions" not in sections(block_of(memory))
+
+
+def test_one_thing_of_a_template_given_another_value_is_still_asked_about(
+        cli, fake_anthropic, log_dir, memory):
+    write_log(log_dir, _review_cycles(("DNS records", 17), ("refund flow", 14)))
+    fake_anthropic.reply("1: yes")
+
+    brief(cli)
+
+    (request,) = fake_anthropic.message_requests
+    assert request.user_text.count("subject: ops") == 1
+    assert "refund flow gets a 27" in request.user_text
+    assert "refund flow gets a 14" in request.user_text
+    (flag,) = sections(block_of(memory))["Contradictions"]
+    assert flag.startswith('ops: "The refund flow gets a 27 day review cycle"')
+
+
 def test_a_fact_said_again_in_the_same_words_is_not_asked_about(cli, fake_anthropic, log_dir,
                                                                 memory):
     write_log(log_dir, [
@@ -577,8 +700,8 @@ def test_over_the_limit_the_oldest_go_and_a_line_says_where_they_are(cli, log_di
     assert got["Open Questions"] == ["Question 2", "Question 1", "Question 0"]
     shown = got["Pending"]
     left_out = 60 - len(shown)
-    assert lines[-1] == (f"Not shown (20-line limit): {left_out} open tasks "
-                         "(`zettelclaw search --type task --status open`).")
+    assert lines[-1] == (f"Not shown (20-line limit): {left_out} open tasks (+{left_out} more "
+                         "in chores; `zettelclaw search --type task --status open`).")
     # what was kept are the newest; the search the line names lists every one of them
     dates = sorted((e["timestamp"], e["content"]) for e in
                    cli.lines("search", "--type", "task", "--status", "open", "--json"))

@@ -487,3 +487,34 @@ def test_a_digest_folds_a_weeks_lines_and_briefs_as_before(cli, log_dir, whole_r
     again = printed(cli, *wide)
     assert whole_reads["whole"] == reads_before
     assert again == without_rows(cli, log_dir, *wide)
+
+
+def test_standing_preferences_brief_from_the_digest_as_a_whole_read_does(cli, log_dir,
+                                                                        whole_reads):
+    """Preferences (no subject) and facts said again stand; a restatement tonight takes its
+    old wording's place, and a week later stands itself: from the digest and the lines
+    appended since, the same block as a whole read."""
+    prefs = [entry("fact", f"Preference {n} of the person", f"2025-12-{10 + n}", id=f"pref{n:08d}",
+                   session=f"p{n}") for n in range(4)]
+    write_log(log_dir, a_year(days=90) + prefs)
+    printed(cli, "--no-llm", night="2026-02-23T20:00:00Z")
+    assert (log_dir / DIGEST).exists()
+    reads_before = whole_reads["whole"]
+    write_log(log_dir, [
+        entry("fact", "Preference 1 of the person, said again in more words",
+              "2026-02-23T21:00:00Z", id="prefAgain001", session="p9", replaces="pref00000001"),
+        entry("fact", "A habit said tonight", "2026-02-23T21:05:00Z", id="habitTonight",
+              session="p9")])
+
+    tonight = printed(cli, "--no-llm")
+    week_later = printed(cli, "--no-llm", night="2026-03-03T03:00:00Z")
+
+    assert whole_reads["whole"] == reads_before  # both from the digest and the new lines
+    standing = sections(tonight)["Standing"]
+    assert "Preference 0 of the person" in standing
+    assert "Preference 1 of the person" not in standing  # said again tonight: replaced
+    assert sections(week_later)["Standing"][0] == \
+        "Preference 1 of the person, said again in more words"
+    assert "A habit said tonight" in sections(week_later)["Standing"]
+    assert tonight == without_rows(cli, log_dir, "--no-llm")
+    assert week_later == without_rows(cli, log_dir, "--no-llm", night="2026-03-03T03:00:00Z")

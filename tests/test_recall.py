@@ -354,3 +354,43 @@ def test_a_turn_on_a_busy_subject_reads_back_200_lines_and_recalls_what_reading_
     monkeypatch.setattr(recall, "EXACT", 10_000)
     assert cli("recall", "--json", "--", message).stdout == turn.stdout
     assert len(read_back) == 300  # the lines naming the crane: no other can beat the best 100
+
+
+GATE = [  # the gate code said, quoted by that conversation's handoff, then changed
+    {"id": "GateOld00001", "timestamp": "2026-01-10T09:00:00Z", "type": "fact",
+     "content": "The gate code for the back yard is 4512", "subject": "house",
+     "session": "gate0001"},
+    {"id": "GateHand0001", "timestamp": "2026-01-10T09:30:00Z", "type": "handoff",
+     "content": "Told the courier the gate code 4512 for the back yard; parcel due Friday",
+     "subject": "house", "session": "gate0001"},
+    {"id": "GateNew00001", "timestamp": "2026-02-05T18:00:00Z", "type": "fact",
+     "content": "The gate code for the back yard changed to 7789", "subject": "house",
+     "session": "gate0002", "replaces": "GateOld00001"},
+]
+
+
+def test_what_is_the_gate_code_now_recalls_the_correction_not_the_old_handoff(log_dir, zc,
+                                                                              cli):
+    write_log(log_dir, _entries() + GATE)  # the last handoff is the garden's (LATER)
+    question = "What is the gate code for the back yard now?"
+
+    found = _lines(zc("recall", "--json", "--", question))
+
+    assert [e["id"] for e in found][:1] == ["GateNew00001"]
+    assert "GateHand0001" not in [e["id"] for e in found], "an old handoff quoting 4512"
+    assert b"4512" not in zc("recall", "--text", "--", question).stdout
+    # search still lists the handoff (it is what that conversation said), below the answer
+    ranked = [e["id"] for e in cli.lines("search", "--json", "--", question)]
+    assert ranked.index("GateNew00001") < ranked.index("GateHand0001")
+
+
+def test_a_handoff_newer_than_the_correction_is_still_recalled(log_dir, zc):
+    newer = {"id": "GateHand0002", "timestamp": "2026-02-06T09:30:00Z", "type": "handoff",
+             "content": "Gave the courier the new gate code for the back yard",
+             "subject": "house", "session": "gate0003"}
+    write_log(log_dir, _entries()[:-len(LATER)] + GATE + [newer] + LATER)
+
+    found = _lines(zc("recall", "--json", "--", "What is the gate code for the back yard now?"))
+
+    assert {"GateNew00001", "GateHand0002"} <= {e["id"] for e in found}
+    assert "GateHand0001" not in [e["id"] for e in found]

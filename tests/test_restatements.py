@@ -236,3 +236,30 @@ def test_two_different_preferences_that_share_a_word_stay_two_entries(cli, home,
     current = {e["content"] for e in cli.lines("search", "--json", "--", "meetings")}
     assert {"No meetings before ten in the morning for me.",
             "I prefer async updates over status meetings."} <= current
+
+
+def test_a_value_restated_unchanged_meets_the_current_entry_and_its_change_leaves_one(
+        cli, home, fake_anthropic, log_dir):
+    old = make_entry("fact", "The greenhouse minimum is set to 8 degrees", "s0",
+                     subject="greenhouse", timestamp=_stamp(TODAY - timedelta(days=30)))
+    write_log(log_dir, [old])
+    _conversation(home, "The greenhouse is still at 8 degrees minimum, nothing changed.")
+    fake_anthropic.entries(
+        {"type": "fact", "content": "The greenhouse minimum is still 8 degrees",
+         "subject": "greenhouse"},
+        {"type": "handoff", "content": "greenhouse settings"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0, result.stderr
+    assert "(1 duplicate dropped)" in result.stderr
+    # the change a week later: the model is shown the one current entry and replaces it
+    later = "5c2e8d3f-9a4b-4f7c-8e1d-2b3c4d5e6f70"
+    home.jsonl_session("main", later, [("user", "Raise the greenhouse minimum to 10 degrees."),
+                                       ("assistant", "Done.")],
+                       key="agent:main:main", start=TODAY + timedelta(days=7))
+    fake_anthropic.entries(
+        {"type": "fact", "content": "The greenhouse minimum is now 10 degrees",
+         "subject": "greenhouse", "replaces": old["id"]},
+        {"type": "handoff", "content": "greenhouse settings"})
+    assert cli("extract", "--session-id", later).exit_code == 0
+    current = [e["content"] for e in cli.lines("search", "--subject", "greenhouse", "--json")]
+    assert current == ["The greenhouse minimum is now 10 degrees"]

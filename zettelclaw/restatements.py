@@ -3,9 +3,10 @@ of the same subject and type, said again? Then it is not a second current entry.
 
 The check is deterministic and errs towards "different". Each text becomes its content words
 (Snowball stems; stop words, a leading ``user`` and words that carry no fact dropped:
-``please``, ``keep``, ``always``, ``just`` ...; liking words as one: ``prefers``, ``likes``,
-``loves`` ...; negations and qualifiers as one: ``not``, ``no``, ``without``, ``only``). Two
-texts may merge only when
+``please``, ``keep``, ``always``, ``just``, and ``still``, ``now``, ``currently`` (a value
+restated unchanged, "still 8 degrees", is the current entry said again) ...; liking words as
+one: ``prefers``, ``likes``, ``loves`` ...; negations and qualifiers as one: ``not``, ``no``,
+``without``, ``only``). Two texts may merge only when
 
 * neither hides words: text redacted or kept private (``[redacted]``, ``[private]``) may
   differ in what was hidden;
@@ -62,8 +63,10 @@ _LIKING = frozenset("""
 prefer prefers preferred preferring preference like likes liked liking love loves loved
 enjoy enjoys enjoyed favour favours favoured favor favors favored favorite favourite
 """.split())
-# words that carry no fact: asking, insisting, habit ("please keep ...", "always ...")
-_FILLER = frozenset("please kindly keep always just really also".split())
+# words that carry no fact: asking, insisting, habit ("please keep ...", "always ..."), and
+# saying a value holds ("still 8 degrees", "is now 8 degrees": a changed value differs in the
+# value itself, which is never filler)
+_FILLER = frozenset("please kindly keep always just really also still now currently".split())
 # first words of an entry that are common words, not names, when capitalised; and the verbs
 # an instruction starts with ("Skip the status meetings ...")
 _COMMON_START = frozenset("""

@@ -2,17 +2,24 @@
 
 ``zettelclaw brief`` rewrites what lies between ``<!-- BEGIN GENERATED BRIEFING -->`` and
 ``<!-- END GENERATED BRIEFING -->`` from the resolved log; every byte outside the markers stays
-as it was. Sections, in the order of the design's example:
+as it was. Sections, in the order of the design's example (Standing added after Open Questions):
 
 * **Active**: subjects with entries in the last ``activeWindow`` days (14), busiest first, then
   most recent; each with its latest current entry as a one-line state.
 * **Recent Decisions**: current decisions of the last ``decisionWindow`` days (7), newest first.
 * **Pending**: open tasks, with their subject, what matters today first: a subject of a
   handoff of the last 7 days, then the busiest subjects of the active window, then the most
-  recently touched (the loop's latest version, or any entry about its subject), then the newest.
+  recently touched (the loop's latest version, or any entry about its subject), then the newest;
+  then spread over their subjects (each subject's first loop, then each one's second ...), so
+  no subject takes every line while others have open loops.
 * **Open Questions**: questions nobody replaced (by a decision, a fact or a newer question),
   ranked the same way. A loop untouched for more than ``quietAfter`` days (30) leaves both lists
   for one counted line that names ``zettelclaw review`` (decay by reading, §3.6).
+* **Standing**: at most 10 current facts and decisions written before the decision window
+  that are without a subject (the person's preferences and habits) or said again (they
+  replace an earlier fact or decision: restated in more words, or a new value of one thing),
+  the subjectless first, then those said again, then the oldest: what holds after a busy
+  month, which no other section shows.
 * **Stale**: subjects that came back in the last 7 days after a silence longer than
   ``staleThreshold`` days (30): the subject's first entry of those 7 days follows its previous
   entry by more than the threshold. This is the one reading of the design's rule ("most recent
@@ -34,8 +41,8 @@ entries. A replacement without a ``subject`` inherits the subject of the entry i
 
 At most ``maxLines`` (80) lines go between the markers. When there is more, sections give up
 items from their tails (the least busy, the oldest), the longest section first, so every section
-keeps a fair share; a last line says how many items of which kind were left out and which
-``zettelclaw search`` lists them.
+keeps a fair share; a last line says how many items of which kind were left out, in which
+subjects ("+11 more in shop-relaunch") and which ``zettelclaw search`` lists them.
 
 Without a model (``--no-llm``, or no key: see ``credentials.py``) everything but new
 contradiction flags is the same: the sections never depend on the model.

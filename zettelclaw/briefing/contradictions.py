@@ -6,7 +6,10 @@ name a thing are told from a template's words by how rare they are: each word we
 inverse frequency among the current facts and decisions, and a pair scores the weight of the
 words both entries say over the weight of the words either says (numbers and the subject's own
 name left out; at least two words shared). Best score first, then the newest change; the same
-words and numbers said twice are no candidate. The dozen best a night go to the model
+words and numbers said twice are no candidate, nor are two things said in one sentence
+template (each says words the other does not, and at least three current entries of the
+subject say the words they share: "the refund flow gets a 27 day review cycle" and "the DNS
+records gets a 17 day review cycle" are about two things). The dozen best a night go to the model
 (``prompts/contradiction.md``); every pair it judges is remembered in state.json
 (``contradictions``: ``"older>newer": false``, or the time it was flagged) and never asked
 again. A flag stays in the briefing for 24 hours, at most 3 a night. A judged pair is
@@ -31,6 +34,7 @@ FLAG_SHOWN_FOR = timedelta(hours=24)
 OLDER_PER_SUBJECT = 400      # older entries of one subject a new one is compared with
 NEWER_PER_SUBJECT = 60       # newest facts/decisions of one subject checked per night
 MIN_SHARED_TERMS = 2
+TEMPLATE_MIN = 3             # entries saying a pair's shared words: a sentence template
 QUOTE_CHARS = 70             # each side of a contradiction
 STATE_SECTION = "contradictions"
 
@@ -78,6 +82,7 @@ def candidates(snapshot: Snapshot, judged: set[str], limit: int = MAX_JUDGED) ->
             continue
         naming = _naming(subject)
         seen: dict[str, frozenset[str]] = {}
+        frames: dict[frozenset[str], bool] = {}
 
         def terms_of(entry: dict, naming=naming, seen=seen) -> frozenset[str]:
             found = seen.get(entry["id"])
@@ -98,7 +103,8 @@ def candidates(snapshot: Snapshot, judged: set[str], limit: int = MAX_JUDGED) ->
                 if len(shared) < MIN_SHARED_TERMS:
                     continue
                 pair = Pair(subject, old, new)
-                if pair.key in judged or _said_twice(old, new):
+                if pair.key in judged or _said_twice(old, new) \
+                        or _two_things(new_terms, old_terms, shared, frames, items, terms_of):
                     continue
                 both = sum(weight(t) for t in shared)
                 pair.score = both / (both + sum(weight(t) for t in new_terms ^ old_terms))
@@ -106,6 +112,29 @@ def candidates(snapshot: Snapshot, judged: set[str], limit: int = MAX_JUDGED) ->
     pairs.sort(key=lambda p: (p.score, p.newer.get("timestamp") or "",
                               p.older.get("timestamp") or ""), reverse=True)
     return pairs[:limit]
+
+
+def _two_things(new_terms: frozenset[str], old_terms: frozenset[str], shared: frozenset[str],
+                frames: dict, items: list, terms_of) -> bool:
+    """Whether two entries are two things said in one sentence template, not one thing said
+    twice: each says words the other does not (numbers aside: "the refund flow" / "the DNS
+    records"), and the words they share (the frame: "gets a ... day review cycle") are said
+    by at least :data:`TEMPLATE_MIN` current facts and decisions of the subject. What differs
+    then is the thing each is about. A change of one thing differs in its values, or says a
+    word more ("We moved the VPN ... to port 51900"); a frame only these two say (no
+    template) leaves the pair to the model."""
+    if not (new_terms - old_terms) or not (old_terms - new_terms):
+        return False
+    found = frames.get(shared)
+    if found is None:
+        held = 0
+        for _, entry in items:
+            if shared <= terms_of(entry):
+                held += 1
+                if held >= TEMPLATE_MIN:
+                    break
+        found = frames[shared] = held >= TEMPLATE_MIN
+    return found
 
 
 def _weights(snapshot: Snapshot):

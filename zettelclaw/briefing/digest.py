@@ -3,14 +3,16 @@
 The sections are picked from every line of the log, but most lines are older than every window
 (``activeWindow``, ``decisionWindow``, the stale check's week): of those, a brief only needs
 each subject's last entry and its last entry before the week (silences), the current open tasks
-and questions (Pending, Open Questions), and the current facts and decisions (the contradiction
-check). None of that depends on tonight's date, so it is kept folded, per briefing (agent and
-default agent), up to a *horizon*: a time key some days before the windows started when it was
-made. What lies at or after the horizon is kept as rows (no text), with their position, time
-key, subject (inherited by a correction without one) and whether they are current. Beside
-them: every entry's id, offset and subject (the ids a contradiction flag or a correction may
-name), the records' ids, the replaced ids and the ids forgotten or purged. A brief then counts
-the folded history, the rows since the horizon and the lines appended since, not the log.
+and questions (Pending, Open Questions), the standing facts and decisions (Standing: without a
+subject, or said again), and the current facts and decisions (the contradiction check). None
+of that depends on tonight's date, so it is kept folded, per briefing (agent and default
+agent), up to a *horizon*: a time key some days before the windows started when it was made.
+What lies at or after the horizon is kept as rows (no text), with their position, time key,
+subject (inherited by a correction without one), whether they are current and whether they
+say again a fact or decision they replace. Beside them: every entry's id, offset and subject
+(the ids a contradiction flag or a correction may name), the records' ids, the replaced ids
+and the ids forgotten or purged. A brief then counts the folded history, the rows since the
+horizon and the lines appended since, not the log.
 
 It is used only while it describes what a pass over the whole log would see: the log's inode,
 size and CRC as :mod:`.rows` checks them; tonight's windows start at or after the horizon; a
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
     from .options import Options
     from .sections import Snapshot, _Tally
 
-_VERSION = 1
+_VERSION = 2  # 2: the standing facts and decisions, and whether a row says one again
 ODD = -2  # a subject's number for an entry whose subject is no name (see :func:`_odd`)
 MARGIN_DAYS = 7  # the horizon: this long before tonight's first window (nights it serves)
 FOLD_AFTER = 16 << 10  # digest again once this much log lies beyond it
@@ -96,13 +98,15 @@ class History:
         self.before_recent: dict[str, str] = data["beforeRecent"]
         self.loops: list[list] = data["loops"]
         self.recent: list[list] = data["recent"]
+        self.standing: list[list] = data["standing"]  # [ts, pos, id, at, subject, again]
         self.facts = facts  # subject -> [[ts, id, at]]; None: not read
 
     def rows_since(self):
         """(position, time key, subject's number, current, row) of the rows since the
         horizon: a row as much as the tally reads of it, and its offset."""
-        for pos, ts, subject, current, entry_id, at, kind, status, review in self.recent:
-            row = {"id": entry_id, "_at": at, "type": kind}
+        for pos, ts, subject, current, entry_id, at, kind, status, review, again \
+                in self.recent:
+            row = {"id": entry_id, "_at": at, "type": kind, "_again": again}
             if status is not None:
                 row["status"] = status
             if review:
@@ -127,6 +131,10 @@ class History:
                 item = ((ts, pos), {"id": entry_id, "_at": at},
                         names[subject] if subject >= 0 else None)
                 (pending if kind == "task" else questions).append(item)
+        for ts, pos, entry_id, at, subject, again in self.standing:
+            if entry_id not in hidden:
+                tally.standing.append(((ts, pos), {"id": entry_id, "_at": at},
+                                       names[subject] if subject >= 0 else None, bool(again)))
         if facts:
             for subject, items in (self.facts or {}).items():
                 kept = [(ts, {"id": i, "_at": at}) for ts, i, at in items if i not in hidden]
@@ -175,6 +183,23 @@ class Lookup:
         return self.full({"id": entry_id, "_at": at})  # (the line moved: as a shown one)
 
 
+    def kind(self, entry_id: str) -> str | None:
+        """The type of the entry ``entry_id`` (None: unknown, or its line is not there)."""
+        if entry_id in self.added:
+            return self.added[entry_id].get("type")
+        at = self._offsets().get(entry_id)
+        if at is None:
+            return None
+        from ..log import line_at
+
+        try:
+            found = orjson.loads(line_at(self.data, at))
+        except orjson.JSONDecodeError:
+            return None
+        return found.get("type") if type(found) is dict and found.get("id") == entry_id \
+            else None
+
+
 class _Fallback(Exception):
     """An appended line the digest cannot add simply: the whole log is read instead."""
 
@@ -218,6 +243,8 @@ def brief(options: Options, now: datetime, log_path=None) -> Snapshot | None:
         if history.facts is None:
             return None
     hidden_old = added.hidden_old
+    by_id = Lookup(history, {e["id"]: e for e, _, _, _ in added.items}, tail.data)
+    tally.kind_of = by_id.kind
     history.absorb(tally, hidden_old, options.use_model)
     for pos, ts, subject, current, row in history.rows_since():
         tally.place(pos, row, ts, history.subject(subject),
@@ -226,7 +253,6 @@ def brief(options: Options, now: datetime, log_path=None) -> Snapshot | None:
         tally.place(pos, entry, ts, subject, row["id"] not in added.hidden_new)
     rows.warn(path, (kept, *tail.bad))
     log = rows.Rows([], tail.data)
-    by_id = Lookup(history, {e["id"]: e for e, _, _, _ in added.items}, tail.data)
     snapshot = _snapshot(options, now, log, log_path, tally, by_id,
                          set(history.replaced) | hidden_old | added.hidden_new,
                          set(history.gone))
@@ -380,6 +406,7 @@ def keep(log, now: datetime, resolution, gone: set[str], night: int,
     items = [(pos, row, stamps[pos], subjects[pos], row["id"] not in resolution.replaced_by)
              for pos, row in enumerate(kept)]
     folding = _Tally.folding(_horizon(_Tally(now, options, {}, {}).window_key))
+    folding.by_id = resolution.by_id  # what a correction replaces: said again?
     facts = _digest(state, names, folding, items)
     _store(path, log.inode, log.end, log.crc, log.bad, log.first_bad, options, state, facts)
 
@@ -408,6 +435,8 @@ def _fold(path: str, head: dict, raw_facts: bytes, view: str, history: History, 
         "gone": history.gone,
     }
     folding = _Tally.folding(max(history.horizon, _horizon(window_key)))  # never earlier
+    by_id = Lookup(history, {e["id"]: e for e, _, _, _ in added.items}, tail.data)
+    folding.kind_of = by_id.kind
     history.absorb(folding, hidden, True)
     items = [(pos, row, ts, history.subject(s), current and row["id"] not in hidden)
              for pos, ts, s, current, row in history.rows_since()]
@@ -451,13 +480,16 @@ def _digest(state: dict, names: dict[str, int], folding: _Tally, items) -> dict:
         else:
             recent.append([pos, ts, _index(names, subject), int(current), row["id"],
                            row["_at"], row["type"], row.get("status"),
-                           int(row.get("session") == REVIEW_SESSION)])
+                           int(row.get("session") == REVIEW_SESSION),
+                           int(folding.said_again(row))])
     loops = [[kind, ts, pos, entry["id"], entry["_at"], _index(names, subject)]
              for kind, items_ in (("task", folding.pending), ("question", folding.questions))
              for (ts, pos), entry, subject in items_]
+    standing = [[ts, pos, entry["id"], entry["_at"], _index(names, subject), int(again)]
+                for (ts, pos), entry, subject, again in folding.standing]
     state.update(horizon=horizon, lastSeen=folding.last_seen,
                  beforeRecent=folding.before_recent, loops=loops, recent=recent,
-                 subjects=list(names))
+                 standing=standing, subjects=list(names))
     return {subject: [[ts, entry["id"], entry["_at"]] for ts, entry in items_]
             for subject, items_ in folding.facts.items()}
 

@@ -17,6 +17,7 @@ SECTIONS = (  # key, heading, what an item is (for the "not shown" line)
     ("decisions", "Recent Decisions", "recent decisions"),
     ("pending", "Pending", "open tasks"),
     ("questions", "Open Questions", "open questions"),
+    ("standing", "Standing", "standing preferences and facts"),
     ("stale", "Stale", "stale subjects"),
     ("contradictions", "Contradictions", "contradictions"),
 )
@@ -32,6 +33,16 @@ class Rendered:
     @property
     def lines(self) -> int:
         return len(self.block.split("\n")) if self.block else 0
+
+
+# the most items a section shows, however many lines are free (Standing: the preferences and
+# facts that hold, a short list every session reads, not the year's facts)
+CAPS = {"standing": 10}
+
+
+def sizes(sections: dict) -> list[int]:
+    """How many items each section (in SECTIONS' order) may show before the line limit."""
+    return [min(len(sections.get(key, [])), CAPS.get(key, 1 << 30)) for key, _, _ in SECTIONS]
 
 
 EMPTY = "Nothing to brief yet: no recent activity, open tasks or open questions in the log."
@@ -79,13 +90,13 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
            quiet: str | None = None) -> Rendered:
     """The block between the markers (lines joined by ``\\n``, no final newline); ``quiet``,
     the line counting the quiet open loops, goes last when the limit leaves room for it."""
-    sizes = [len(sections.get(key, [])) for key, _, _ in SECTIONS]
     if quiet is not None and max_lines < 3:
         quiet = None
-    kept = fit(sizes, max_lines - (2 if quiet else 0))
+    kept = fit(sizes(sections), max_lines - (2 if quiet else 0))
     out: list[str] = []
     shown, dropped = {}, {}
-    for (key, heading, _), keep, size in zip(SECTIONS, kept, sizes, strict=True):
+    for (key, heading, _), keep in zip(SECTIONS, kept, strict=True):
+        size = len(sections.get(key, []))
         shown[key] = keep
         if size > keep:
             dropped[key] = size - keep
@@ -100,7 +111,9 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
         for key, _, noun in SECTIONS:
             if key in dropped:
                 hint = hints.get(key)
-                parts.append(count(dropped[key], noun) + (f" (`{hint}`)" if hint else ""))
+                more = _more_in(sections[key], kept[[k for k, _, _ in SECTIONS].index(key)])
+                inside = "; ".join(p for p in (more, f"`{hint}`" if hint else "") if p)
+                parts.append(count(dropped[key], noun) + (f" ({inside})" if inside else ""))
         if out:
             out.append("")
         out.append(f"Not shown ({max_lines}-line limit): " + ", ".join(parts) + ".")
@@ -111,6 +124,27 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
     if not out and max_lines >= 1:
         out.append(EMPTY)
     return Rendered("\n".join(out), max_lines, shown, dropped)
+
+
+MORE_SUBJECTS = 3  # subjects named in a section's "+N more in <subject>"
+
+
+def _more_in(section, shown: int) -> str:
+    """Where a section's items left out are: "+9 more in auth-migration, +2 more in garden"
+    (the subjects with the most; the rest "+N more elsewhere"), "" when its items have no
+    subjects to tell."""
+    from .sections import name
+
+    found = getattr(section, "subjects_after", None)
+    counts = found(shown) if found is not None else []
+    if not counts:
+        return ""
+    named = [f"+{n} more in {name(subject)}" if subject else f"+{n} more without a subject"
+             for subject, n in counts[:MORE_SUBJECTS]]
+    rest = sum(n for _, n in counts[MORE_SUBJECTS:])
+    if rest:
+        named.append(f"+{rest} more elsewhere")
+    return ", ".join(named)
 
 
 def search_hints(snapshot: Snapshot) -> dict[str, str]:
@@ -126,4 +160,5 @@ def search_hints(snapshot: Snapshot) -> dict[str, str]:
         "pending": "zettelclaw search --type task --status open",
         "questions": "zettelclaw search --type question",
         "stale": f"zettelclaw search --since {since(RECENT_DAYS)}",
+        "standing": "zettelclaw search --type fact",
     }

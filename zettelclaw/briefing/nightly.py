@@ -97,12 +97,12 @@ def _snapshot(options: Options, log_path: Path | None):
 def _read_shown(snapshot, options: Options) -> None:
     """Make the lines that tonight's block can show (without a contradiction flag, which only
     takes room): what :func:`.layout.render` will keep of each section."""
-    from .layout import SECTIONS, fit
+    from .layout import SECTIONS, fit, sizes
 
     sections = snapshot.sections
     quiet = quiet_line(snapshot.quiet, options.quiet_after)
     room = options.max_lines - (2 if quiet is not None and options.max_lines >= 3 else 0)
-    keep = fit([len(sections.get(key, [])) for key, _, _ in SECTIONS], room)
+    keep = fit(sizes(sections), room)
     for (key, _, _), n in zip(SECTIONS, keep, strict=True):
         sections[key][:n]  # made now: a moved line is found before any model call
 

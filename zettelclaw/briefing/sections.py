@@ -213,6 +213,32 @@ class _Tally:
         self.pending: list = []
         self.questions: list = []
         self.facts: dict[str, list[tuple[str, dict]]] = {}
+        # current facts and decisions that stand (see :meth:`_stand`): ((ts, pos), entry,
+        # subject, said again)
+        self.standing: list = []
+
+    def kind_of(self, entry_id: str) -> str | None:
+        """The type of the entry ``entry_id`` (what a correction replaces)."""
+        found = self.by_id.get(entry_id)
+        return found.get("type") if found is not None else None
+
+    def said_again(self, entry: dict) -> bool:
+        """Whether ``entry`` says again, in more words or with a new value, a fact or decision
+        it replaces (a digest's row knows it already: ``_again``)."""
+        again = entry.get("_again")
+        if again is not None:
+            return bool(again)
+        target = entry.get("replaces")
+        return type(target) is str and self.kind_of(target) in ("fact", "decision")
+
+    def _stand(self, pos: int, entry: dict, ts: str, subject) -> None:
+        """A current fact or decision written before the decision window stands when it has no
+        subject (about the person: a preference, a habit) or says again one it replaces."""
+        if ts >= self.decision_key:
+            return
+        again = self.said_again(entry)
+        if subject is None or again:
+            self.standing.append(((ts, pos), entry, subject, again))
 
     def add(self, pos: int, entry: dict, ts: str | None):
         """Count ``entry`` (the ``pos``-th of the night's, ``ts`` its time key); returns its
@@ -259,9 +285,10 @@ class _Tally:
                 self.pending.append(((ts or "", pos), entry, subject))
         elif kind == "question":
             self.questions.append(((ts or "", pos), entry, subject))
-        elif self.want_facts and subject and ts is not None and (
-                kind == "fact" or kind == "decision"):
-            self.facts.setdefault(subject, []).append((ts, entry))
+        elif ts is not None and (kind == "fact" or kind == "decision"):
+            if self.want_facts and subject:
+                self.facts.setdefault(subject, []).append((ts, entry))
+            self._stand(pos, entry, ts, subject)
 
     def _add_recent(self, pos: int, entry: dict, ts: str, subject, kind: str,
                     current: bool, busy) -> None:
@@ -295,6 +322,7 @@ class _Tally:
                 self.decisions.append((order, entry))
             if self.want_facts and subject:
                 self.facts.setdefault(subject, []).append((ts, entry))
+            self._stand(pos, entry, ts, subject)
 
     def rank(self, item) -> tuple:
         """How much an open loop matters today: its subject in a recent handoff, then how
@@ -337,9 +365,21 @@ class Shown:
     """A section's items, each made its line when first shown (for a kept row, its text read
     back from the log then)."""
 
-    def __init__(self, items: list, line):
+    def __init__(self, items: list, line, subject=None):
         self.items, self.line = items, line
+        self.subject = subject  # an item's subject (for "+N more in <subject>"), if it has one
         self.lines: dict[int, str] = {}
+
+    def subjects_after(self, shown: int) -> list[tuple[str | None, int]]:
+        """(subject, how many) of the items after the first ``shown``, the most first (then
+        in the order they come); [] for items without subjects."""
+        if self.subject is None:
+            return []
+        counts: dict = {}
+        for item in self.items[shown:]:
+            key = self.subject(item)
+            counts[key] = counts.get(key, 0) + 1
+        return sorted(counts.items(), key=lambda kv: -kv[1])
 
     def __len__(self) -> int:
         return len(self.items)
@@ -368,6 +408,8 @@ def _sections(tally: _Tally, stale: list[tuple[str, str, str]], full
     tally.decisions.sort(key=lambda item: item[0], reverse=True)
     tally.pending.sort(key=tally.rank, reverse=True)
     tally.questions.sort(key=tally.rank, reverse=True)
+    tally.pending[:] = spread(tally.pending)
+    tally.questions[:] = spread(tally.questions)
 
     def summary(subject: str) -> str:
         return _summary(tally.latest_entry, subject, full)
@@ -377,18 +419,41 @@ def _sections(tally: _Tally, stale: list[tuple[str, str, str]], full
         return f"{ts[:10]}: {one_line(full(entry)['content'])}"
 
     def open_loop(item) -> str:
-        _, entry, subject = item
-        return _with_subject(full(entry), subject)
+        return _with_subject(full(item[1]), item[2])
+
+    standing = sorted(tally.standing, key=lambda item: item[0])  # the oldest first
+    standing.sort(key=lambda item: (item[2] is not None, not item[3]))
 
     return {
         "active": Shown(active, summary),
         "decisions": Shown(tally.decisions, decision),
-        "pending": Shown(tally.pending, open_loop),
-        "questions": Shown(tally.questions, open_loop),
+        "pending": Shown(tally.pending, open_loop, _loop_subject),
+        "questions": Shown(tally.questions, open_loop, _loop_subject),
+        "standing": Shown(standing, open_loop),
         "stale": [f"{name(subject)} — last entry {before[:10]}, referenced in recent session"
                   for _, subject, before in stale],
         "contradictions": [],
     }
+
+
+def _loop_subject(item) -> str | None:
+    return item[2]
+
+
+def spread(items: list) -> list:
+    """Open loops (ranked, what matters today first) spread over their subjects: each subject's
+    most pressing loop, in the order of the subjects' first, then each one's second, and so
+    on (the loops without a subject count as one subject). No subject takes every line while
+    others have open loops; within a subject the order stays."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(item[2], []).append(item)
+    if len(groups) < 2:
+        return items
+    out = []
+    for depth in range(max(len(group) for group in groups.values())):
+        out.extend(group[depth] for group in groups.values() if depth < len(group))
+    return out
 
 
 def _with_subject(entry: dict, subject: str | None) -> str:

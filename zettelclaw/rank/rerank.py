@@ -1,6 +1,7 @@
 """The second stage: cheap signals plain BM25 misses, over the best candidates: query terms
 adjacent as in the question, the subject it names, the month, year or day it names, and each
-entry's session context."""
+entry's session context; last, a handoff that a later correction answering the same words
+has outdated falls below it (:func:`_outdated_handoffs`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ PROXIMITY_WEIGHT = 0.25      # share of the two terms' idf earned when they are 
 SUBJECT_BOOST = 0.5          # an entry about the subject the question names: score * (1 + this)
 WHEN_BOOST = 0.5             # an entry written in the month/year the question names: + this * best
 SESSION_WEIGHT = 0.4         # an entry's session context: + this * the best score in its session
+# a handoff older than a correction among the candidates that matches every query word the
+# correction matches: at most this share of the correction's score (under recall's RELATIVE,
+# 0.6, of the best: recall never shows it; search lists it below the correction)
+OUTDATED_SHARE = 0.5
 
 
 class _Question:
@@ -185,6 +190,7 @@ def rerank(top: list, text: str | None, query_terms: list[str], stats: Stats) ->
             for score, _, item, why in top]
     _when_boost(pool, text)
     _session_boost(pool)
+    _outdated_handoffs(pool, query_terms)
     return pool
 
 
@@ -245,3 +251,42 @@ def _session_boost(pool: list[list]) -> None:
             gain = SESSION_WEIGHT * context[sid]
             p[0] += gain
             p[3]["session"] = {"session": sid, "score": round(gain, 4)}
+
+
+def _outdated_handoffs(pool: list[list], query_terms: list[str]) -> None:
+    """A handoff never speaks for a fact corrected since: a handoff older than a correction in
+    the pool (an entry that replaces another) is worth at most :data:`OUTDATED_SHARE` of the
+    correction's score when it matches every query word the correction matches (it says what
+    the question found corrected: "what is the gate code now?" against a handoff quoting the
+    old code). A handoff is never corrected itself (it is the state of one conversation), so
+    this is where the later version wins."""
+    handoffs = [p for p in pool if p[1].get("type") == "handoff" and p[0] > 0]
+    if not handoffs:
+        return
+    corrections = [p for p in pool if isinstance(p[1].get("replaces"), str)
+                   and p[1].get("type") != "handoff" and p[0] > 0]
+    if not corrections:
+        return
+    from ..clock import sort_key
+
+    wanted, prefixes = set(query_terms), tuple(prefixes_of(query_terms))
+
+    def matched(item: dict) -> set[str]:
+        text = f"{item.get('content', '')}\n{item.get('detail') or ''}"
+        return {stem(w) for w in words(text) if w.startswith(prefixes) and keep(w)} & wanted
+
+    later = [(sort_key(p[1].get("timestamp")), matched(p[1]), p) for p in corrections]
+    for p in handoffs:
+        stamp, said = sort_key(p[1].get("timestamp")), None
+        best = None
+        for when, found, c in later:
+            if not found or not when or when <= stamp:
+                continue
+            if said is None:
+                said = matched(p[1])
+            if found <= said and (best is None or c[0] > best[0]):
+                best = c
+        if best is not None and p[0] > OUTDATED_SHARE * best[0]:
+            cap = OUTDATED_SHARE * best[0]
+            p[3]["outdated"] = {"by": best[1].get("id"), "score": round(cap - p[0], 4)}
+            p[0] = cap
