@@ -92,6 +92,8 @@ class Query:
     # ``default_agent``
     agents: frozenset[str] | None = None
     default_agent: str = "main"
+    # whose session asks (zettelclaw.people): None, the terminal, sees every person's entries
+    person: str | None = None
     words: list[str] = field(init=False)
 
     def __post_init__(self):
@@ -122,6 +124,11 @@ class Query:
         return out
 
     def in_scope(self, entry: dict) -> bool:
+        if self.person is not None:
+            from .people import sees
+
+            if not sees(self.person, entry):
+                return False
         if self.agents is None:
             return True
         agent = entry.get("agent")

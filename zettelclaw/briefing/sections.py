@@ -146,12 +146,16 @@ def _entries_of_the_night(options: Options, now_key: str, lines: list[dict], kep
     ``kept`` of them kept rows, whose timestamps are sortable keys already), and their
     timestamps as sortable keys (None: unreadable). When a night is replayed
     (``options.now``), what was written after it is left out."""
+    from ..people import briefed
+
     replay = options.now is not None
     entries, stamps = [], []
     agent = options.agent
     for n, entry in enumerate(lines):
         if agent is not None and (entry.get("agent") or options.default_agent) != agent:
             continue  # another agent's memory
+        if not briefed(entry):
+            continue  # another person's, or untrusted words (zettelclaw.people)
         ts = entry.get("timestamp")
         if n >= kept and not is_plain(ts):
             ts = _ts_key(ts)

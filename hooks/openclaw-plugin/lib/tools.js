@@ -185,9 +185,10 @@ function text(value) {
 export const MAX_QUERY_CHARS = 1000; // zettelclaw.rank.MAX_QUERY_CHARS
 
 /** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg). */
-export function searchArgs(params = {}, agent) {
+export function searchArgs(params = {}, agent, sessionKey) {
   const args = ["search", "--json"];
   if (agent) args.push("--agent", agent);
+  if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
   const type = text(params.type);
   const subject = text(params.subject);
   const status = text(params.status);
@@ -208,11 +209,12 @@ export function searchArgs(params = {}, agent) {
 }
 
 /** The argv of `zettelclaw get` for the tool's parameters (`agent`: see agentArg). */
-export function getArgs(params = {}, agent) {
+export function getArgs(params = {}, agent, sessionKey) {
   const target = text(params.path);
   if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
   const args = ["get", "--json"];
   if (agent) args.push("--agent", agent);
+  if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
   if (params.transcript === true) args.push("--transcript");
   const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
   const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
@@ -347,7 +349,8 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     parameters: SEARCH_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
-      const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)));
+      const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
+        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
@@ -386,7 +389,8 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     parameters: GET_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
-      const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)));
+      const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
+        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });
