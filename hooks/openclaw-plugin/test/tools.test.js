@@ -458,7 +458,7 @@ test("memory_close: closes, drops or reopens loops by id in this agent's memory"
   const tool = tools.memory_close;
   assert.equal(tool.label, "Memory Close");
   assert.deepEqual(tool.parameters.required, ["ids"]);
-  assert.deepEqual(tool.parameters.properties.action.enum, ["close", "drop", "reopen"]);
+  assert.deepEqual(tool.parameters.properties.action.enum, ["close", "drop", "reopen", "confirm"]);
   assert.match(tool.description, /confirmed/);
   const details = parsed(await tool.execute("c", { ids: [TASK.id] }));
   assert.deepEqual(details, {
@@ -468,6 +468,7 @@ test("memory_close: closes, drops or reopens loops by id in this agent's memory"
   await tool.execute("c", { ids: [TASK.id], action: "drop" });
   await tool.execute("c", { ids: [done.id], action: "reopen" });
   await tool.execute("c", { ids: ["Jn2fR_7vKw4X"], answer: "Yes, with the queue" });
+  await tool.execute("c", { ids: [TASK.id], action: "confirm" });
   const argvs = fake.records("finished").map((r) => r.argv);
   assert.deepEqual(argvs, [
     ["review", "--agent", "main", "close", "--json", "--yes", "--", TASK.id],
@@ -475,6 +476,9 @@ test("memory_close: closes, drops or reopens loops by id in this agent's memory"
     ["review", "--agent", "main", "undo", "--json", "--yes", "--", done.id],
     ["review", "--agent", "main", "close", "--json", "--yes", "--answer", "Yes, with the queue",
       "--", "Jn2fR_7vKw4X"],
+    // the session asking goes with a confirm: zettelclaw refuses anyone but the owner's
+    ["review", "--agent", "main", "confirm", "--json", "--yes", "--session-key",
+      "agent:main:main", "--", TASK.id],
   ]);
 });
 
