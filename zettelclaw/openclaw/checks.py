@@ -54,7 +54,41 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
     checks.extend(_on_path_checks(inst.config))
     checks.extend(model_key_checks())
     checks.extend(_extraction_checks())
+    checks.append(_people_check(inst.config))
     return checks
+
+
+def _people_check(config: dict) -> Check:
+    """Whose memory the log holds and where its words came from (docs/people.md)."""
+    from collections import Counter
+
+    from ..log import Log
+    from ..people import OWNER, person_of, untrusted
+
+    session = config.get("session") if isinstance(config, dict) else None
+    scope = session.get("dmScope") if isinstance(session, dict) else None
+    people: Counter = Counter()
+    doubtful = 0
+    try:
+        for entry in Log(paths.log_path(), warn=False).entries():
+            people[person_of(entry)] += 1
+            doubtful += untrusted(entry)
+    except (OSError, ValueError):
+        pass
+    others = sorted(p for p in people if p != OWNER)
+    said = (f"session.dmScope {scope or 'main (default)'}: "
+            + ("every direct message shares the owner's main session, told apart by "
+               "OpenClaw's senderIsOwner" if scope in (None, "main") else
+               "each person's direct messages make their own memory"))
+    said += (f"; the log holds the owner's entries and {len(others)} other "
+             f"{'person' if len(others) == 1 else 'people'}'s ({', '.join(others[:5])}"
+             f"{', ...' if len(others) > 5 else ''})" if others else "; the log holds the "
+             "owner's entries alone")
+    if doubtful:
+        return Check("people", "warn", f"{said}; {doubtful} untrusted entries are never put "
+                     "before a prompt nor in MEMORY.md",
+                     "zettelclaw review untrusted (confirm or forget them)")
+    return Check("people", "ok", said)
 
 
 def _openclaw_check(cli: OpenClawCLI | None) -> tuple[Check, OpenClawCLI | None]:
