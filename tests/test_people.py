@@ -207,3 +207,21 @@ def test_doctor_says_whose_memory_it_holds(three_conversations, cli):
     assert "per-channel-peer" in people["detail"] and "telegram:555" in people["detail"]
     assert "3 untrusted entries" in people["detail"]
     assert people["fix"].startswith("zettelclaw review untrusted")
+
+
+def test_export_and_the_vault_keep_whose_memory_and_where_from(three_conversations, cli,
+                                                               tmp_path):
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(cli("export", "-f", "csv").stdout)))
+    wire = next(r for r in rows if "4711" in r["content"] and r["type"] == "task")
+    assert (wire["person"], wire["origin"]) == ("telegram:555", "untrusted")
+    lines = [orjson.loads(x) for x in cli("export", "-f", "jsonl").stdout.splitlines()]
+    assert {e.get("origin") for e in lines} == {"owner", "agent", "untrusted"}
+    assert "untrusted, from session owner-2" in cli("export", "-f", "md").stdout
+    vault = tmp_path / "vault"
+    assert cli("vault", "build", "--vault", str(vault)).exit_code == 0
+    pages = "\n".join(p.read_text() for p in vault.rglob("*.md"))
+    assert "IBAN DE00 1234 5678 \\[untrusted, from session owner-2\\]" in pages
+    assert "account 4711 \\[untrusted, from session neigh-1; person: telegram:555\\]" in pages
