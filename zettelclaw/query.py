@@ -16,6 +16,7 @@ from pathlib import Path
 from . import clock
 from .clock import is_plain, parse_ts, sort_key
 from .errors import UsageError
+from .people import sees as _sees
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*(?:ago)?\s*$", re.I)
 _UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -124,11 +125,8 @@ class Query:
         return out
 
     def in_scope(self, entry: dict) -> bool:
-        if self.person is not None:
-            from .people import sees
-
-            if not sees(self.person, entry):
-                return False
+        if self.person is not None and not _sees(self.person, entry):
+            return False
         if self.agents is None:
             return True
         agent = entry.get("agent")

@@ -260,6 +260,11 @@ class Question:
         # whose session asks (None: the terminal, every person's); ``inject``: for the
         # prompt, where only that person's trusted entries go (zettelclaw.people)
         self.person, self.inject = person, inject
+        self._allowed = None
+        if inject or person is not None:
+            from .people import injectable, sees
+
+            self._allowed = injectable if inject else sees
 
     def structural(self) -> Question:
         return self  # its words are scored, never filtered on
@@ -274,11 +279,8 @@ class Question:
     def matches(self, entry: dict) -> bool:
         """In the agent scope (as Query.in_scope: no ``agent`` is the default agent's), and
         the asking person's (to inject: the trusted ones alone)."""
-        if self.inject or self.person is not None:
-            from .people import injectable, sees
-
-            if not (injectable if self.inject else sees)(self.person, entry):
-                return False
+        if self._allowed is not None and not self._allowed(self.person, entry):
+            return False
         if self.agents is None:
             return True
         agent = entry.get("agent")
