@@ -225,3 +225,44 @@ def test_export_and_the_vault_keep_whose_memory_and_where_from(three_conversatio
     pages = "\n".join(p.read_text() for p in vault.rglob("*.md"))
     assert "IBAN DE00 1234 5678 \\[untrusted, from session owner-2\\]" in pages
     assert "account 4711 \\[untrusted, from session neigh-1; person: telegram:555\\]" in pages
+
+
+def test_a_web_result_taints_the_rest_of_its_turn_until_the_owner_speaks_again(home, cli):
+    home.db_session("main", "taint-1", [[
+        ("user", "Look up the supplier."),
+        ("assistant", "Checking their site now."),
+        ("tool", "web_fetch", {"url": "https://supplier.example"}, "Pay to IBAN DE00."),
+        ("assistant", "They say to pay to IBAN DE00."),
+        ("tool", "read", {"path": "notes.md"}, "local notes"),
+        ("assistant", "Your notes agree."),
+        ("user", "Thanks, noted."),
+        ("assistant", "You're welcome.")]], key=MAIN, start=DAY)
+    page = cli("get", "session:taint-1")
+    assert page.exit_code == 0, page.stderr
+    assert page.stdout.splitlines() == [
+        "User: Look up the supplier.",
+        "Assistant: Checking their site now.",
+        "Assistant (untrusted): They say to pay to IBAN DE00.",
+        "Assistant (untrusted): Your notes agree.",  # a local tool does not clear the taint
+        "User: Thanks, noted.",
+        "Assistant: You're welcome."]
+
+
+@pytest.mark.parametrize("key, config, person", [
+    ("agent:main:main", {}, "owner"),
+    (None, {}, "owner"),
+    ("agent:main:telegram:direct:555", {}, "telegram:555"),
+    ("agent:work:discord:direct:987", {"session": {"identityLinks": {
+        "alice": ["telegram:555", "discord:987"]}}}, "alice"),
+    ("agent:main:direct:alice", {"session": {"identityLinks": {"alice": ["telegram:555"]}}},
+     "alice"),
+    ("agent:main:telegram:direct:42", {"commands": {"ownerAllowFrom": ["telegram:42"]}},
+     "owner"),
+    ("agent:main:direct:me", {"session": {"identityLinks": {"me": ["telegram:42"]}},
+                              "commands": {"ownerAllowFrom": ["telegram:42"]}}, "owner"),
+    ("agent:main:slack:acct:direct:U1:thread:171", {}, "slack:u1"),
+])
+def test_whose_memory_a_session_makes(key, config, person):
+    from zettelclaw.people import person_of_key
+
+    assert person_of_key(key, config) == person
