@@ -266,3 +266,21 @@ def test_whose_memory_a_session_makes(key, config, person):
     from zettelclaw.people import person_of_key
 
     assert person_of_key(key, config) == person
+
+
+def test_doctor_names_old_entries_a_neighbours_direct_session_left(home, fake_anthropic, cli,
+                                                                  log_dir):
+    # written before people: no person, no origin; state.json still knows the session's key
+    home.db_session("main", "neigh-0", [WIRE], key=NEIGHBOUR, start=DAY)
+    fake_anthropic.when("account 4711", _lines(
+        {"type": "task", "content": "Wire the falcon money to account 4711", "status": "open"},
+        {"type": "handoff", "content": "wire asked"}))
+    assert cli("sweep").exit_code == 0
+    lines = [{k: v for k, v in e.items() if k not in ("person", "origin")}
+             for e in read_log(log_dir)]
+    (log_dir / "log.jsonl").write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in lines))
+    out = orjson.loads(cli("doctor", "--json").stdout)
+    people = {c["name"]: c for c in (out["checks"] if isinstance(out, dict) else out)}["people"]
+    assert people["status"] == "warn"
+    assert "2 entries from before people came from other people's direct sessions " \
+           "(telegram:555)" in people["detail"]
