@@ -284,3 +284,25 @@ def test_doctor_names_old_entries_a_neighbours_direct_session_left(home, fake_an
     assert people["status"] == "warn"
     assert "2 entries from before people came from other people's direct sessions " \
            "(telegram:555)" in people["detail"]
+
+
+def test_the_model_extracting_her_conversation_is_shown_none_of_the_owners_memory(
+        home, fake_anthropic, cli, zc_env):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"session": {"dmScope": "per-channel-peer"}}))
+    home.db_session("main", "owner-1", [BUDGET + [("user", "Also the boat sale is on.")]],
+                    key=MAIN, start=DAY, current=False)
+    fake_anthropic.when("User: The falcon budget is 40k", _lines(
+        {"type": "fact", "content": "The falcon budget is 40k", "subject": "falcon"},
+        {"type": "decision", "content": "Sell the boat", "subject": "boat-sale"},
+        {"type": "handoff", "content": "Set the falcon budget"}))
+    assert cli("sweep").exit_code == 0
+    home.db_session("main", "neigh-1", [WIRE], key=NEIGHBOUR, start=DAY + timedelta(hours=1))
+    fake_anthropic.when("Other person: Wire", _lines(
+        {"type": "task", "content": "Wire the falcon money", "status": "open"},
+        {"type": "handoff", "content": "wire asked"}))
+    assert cli("sweep").exit_code == 0
+    asked = next(r for r in fake_anthropic.message_requests
+                 if "Other person: Wire" in r.user_text).user_text
+    assert "40k" not in asked and "Sell the boat" not in asked
+    assert "boat-sale" not in asked  # not even the owner's subjects

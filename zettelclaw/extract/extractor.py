@@ -52,7 +52,11 @@ class Extractor:
         ``resolution``: the log as it stood at ``stamp``, the conversation's time."""
         from ..subjects import Registry
 
-        return choose(transcript, resolution, Registry.load().items(), stamp, messages)
+        records = Registry.load().items()
+        hidden = getattr(resolution, "hidden_subjects", None)  # another person's (_persons)
+        if hidden:
+            records = [(slug, record) for slug, record in records if slug not in hidden]
+        return choose(transcript, resolution, records, stamp, messages)
 
     def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
                   shown: Shown | None = None, earlier: list[dict] | None = None) -> str:
@@ -201,9 +205,17 @@ class _PersonsView:
     """The part of a log's resolution one person's conversation may be shown (what
     :func:`.context.choose` reads: ``current`` and ``entries``)."""
 
-    def __init__(self, resolution, keep):
+    def __init__(self, resolution, keep, person: str):
+        from ..people import person_of
+
         self.current = [e for e in resolution.current if keep(e)]
         self.entries = [e for e in resolution.entries if keep(e)]
+        # the subjects only other people's entries name: not shown to the model either
+        theirs, own = set(), set()
+        for e in resolution.entries:
+            if e.get("subject"):
+                (own if person_of(e) == person else theirs).add(e["subject"])
+        self.hidden_subjects = theirs - own
 
 
 def _persons(resolution, person: str):
@@ -213,6 +225,7 @@ def _persons(resolution, person: str):
     from ..people import OWNER, person_of, untrusted
 
     if person == OWNER:
-        return _PersonsView(resolution, lambda e: person_of(e) == OWNER and not untrusted(e))
-    return _PersonsView(resolution, lambda e: person_of(e) == person)
+        return _PersonsView(resolution, lambda e: person_of(e) == OWNER and not untrusted(e),
+                            person)
+    return _PersonsView(resolution, lambda e: person_of(e) == person, person)
 
