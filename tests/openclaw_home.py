@@ -126,6 +126,7 @@ class _Events:
         self.step = step
         self.parent: str | None = None
         self.events: list[dict] = []
+        self.legacy = False  # 2026.2: no __openclaw.senderIsOwner on user messages
 
     def _next(self) -> datetime:
         moment = self.clock
@@ -155,7 +156,10 @@ class _Events:
         for turn in turns:
             kind = turn[0]
             if kind == "user":
-                self.message("user", turn[1], __openclaw={"senderIsOwner": True})
+                self.message("user", turn[1], **({} if self.legacy else
+                                                 {"__openclaw": {"senderIsOwner": True}}))
+            elif kind == "other":  # a person who is not the owner (senderIsOwner false)
+                self.message("user", turn[1], __openclaw={"senderIsOwner": False})
             elif kind == "assistant":
                 self.message("assistant", [{"type": "text", "text": turn[1]}],
                              api="anthropic-messages", provider="anthropic",
@@ -172,7 +176,7 @@ class _Events:
                              toolCallId=call_id, toolName=name, isError=False)
             else:
                 raise ValueError(f"unknown turn kind {kind!r}")
-            if kind == "user":
+            if kind in ("user", "other"):
                 self.add("custom", customType="openclaw:bootstrap-context:full",
                          data={"sessionId": self.session_id})
 
@@ -197,6 +201,7 @@ class OpenClawHome:
         sessions = self.agents / agent / "sessions"
         sessions.mkdir(parents=True, exist_ok=True)
         events = _Events(session_id, start, step)
+        events.legacy = True
         events.header()
         events.conversation(turns)
         path = sessions / f"{session_id}.jsonl"

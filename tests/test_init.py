@@ -678,3 +678,11 @@ def test_init_vault_sets_up_each_agents_vault_and_undo_leaves_it(cli, openclaw, 
     assert f"The vault in {brain} is kept" in undone.stdout
     assert (brain / "main" / "03 Journal" / "2026-02-20.md").read_text() == "a journal\n"
     assert (brain / "Personal" / "mine.md").read_text() == "my own note\n"
+
+
+def test_init_says_what_happens_with_other_peoples_direct_messages(cli, openclaw, zc_env):
+    said = " ".join(cli("init").stdout.split())
+    assert "session.dmScope is main: every direct message shares the owner's main session" \
+        in said
+    assert "`openclaw config set session.dmScope per-channel-peer`" in said
+    assert "`zettelclaw review untrusted` lists them (docs/people.md)" in said

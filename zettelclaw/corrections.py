@@ -228,7 +228,10 @@ class Current:
             if entry.get("replaces") in instead:  # corrects a duplicate: correct the original
                 entry = {**entry, "replaces": instead[entry["replaces"]]}
             existing = self.duplicate_of(entry)
-            if existing is None and (found := self.restated(entry)) is not None:
+            if existing is not None and not _same_side(entry, existing):
+                existing = None
+            if existing is None and (found := self.restated(entry)) is not None \
+                    and _same_side(entry, found[0]):
                 old, how = found
                 if how == "same" or sort_key(old.get("timestamp")) \
                         > sort_key(entry.get("timestamp")):
@@ -241,3 +244,14 @@ class Current:
             self.add(entry)
             kept.append(entry)
         return kept, len(entries) - len(kept)
+
+
+def _same_side(new: dict, old: dict) -> bool:
+    """Whether ``new`` may be dropped as a restatement of ``old`` or replace it: the same
+    person's memory, and both untrusted or neither (another person's words, a web page's
+    claim never close or correct the owner's; the owner's own words are kept, not dropped as
+    an untrusted entry's duplicate)."""
+    from .people import person_of, untrusted
+
+    return person_of(new) == person_of(old) and untrusted(new) == untrusted(old)
+

@@ -2,7 +2,9 @@
 
 An entry on disk is one compact JSON object per line. Code, never the model, fills in
 ``id`` (12-character nanoid), ``timestamp`` (UTC ISO 8601), ``session`` and ``agent`` (the
-OpenClaw agent it came from; an entry without one belongs to the default agent).
+OpenClaw agent it came from; an entry without one belongs to the default agent), ``person``
+(whose memory it is, left out for the owner) and ``origin`` (where its words came from:
+:mod:`zettelclaw.people`).
 Entries read back are plain dicts; unknown fields of existing lines are kept.
 """
 
@@ -19,7 +21,7 @@ from .log import TASK_STATUSES as TASK_STATUSES  # the schema's vocabulary, re-e
 from .log import TYPES as TYPES
 
 FIELD_ORDER = ("id", "timestamp", "type", "content", "detail", "status", "subject", "replaces",
-               "session", "agent")
+               "session", "agent", "person", "origin")
 # nanoid's URL-safe alphabet without "-": an id that starts with "-" reads as an option to
 # `zettelclaw get`, `rg` and `grep` (ids from other writers may still hold one; ID_RE takes it)
 ID_ALPHABET = "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -61,6 +63,8 @@ class Entry(BaseModel):
     status: Literal["open", "done"] | None = None
     replaces: str | None = None
     agent: str | None = None
+    person: str | None = None
+    origin: Literal["owner", "agent", "untrusted", "system"] | None = None
 
     @field_validator("content", "session")
     @classmethod
@@ -69,7 +73,7 @@ class Entry(BaseModel):
             raise ValueError("must not be empty")
         return value
 
-    @field_validator("detail", "subject", "replaces", "agent")
+    @field_validator("detail", "subject", "replaces", "agent", "person", "origin")
     @classmethod
     def _empty_is_none(cls, value: str | None) -> str | None:
         return value or None
@@ -125,7 +129,8 @@ def validate(entry: dict) -> dict:
 def make_entry(type: str, content: str, session: str, *, detail: str | None = None,
                subject: str | None = None, status: str | None = None,
                replaces: str | None = None, timestamp: str | None = None,
-               id: str | None = None, agent: str | None = None) -> dict:
+               id: str | None = None, agent: str | None = None, person: str | None = None,
+               origin: str | None = None) -> dict:
     """Give birth to an entry: id and timestamp come from here, nowhere else; so does the
     redaction of its text, so every way in (extraction, ``write``) stores, compares for
     duplicates and prints the same redacted entry. A ``<private>`` span in it (``write`` by
@@ -147,4 +152,6 @@ def make_entry(type: str, content: str, session: str, *, detail: str | None = No
         "replaces": replaces,
         "session": session,
         "agent": agent,
+        "person": None if person == "owner" else person,
+        "origin": origin,
     })

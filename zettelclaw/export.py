@@ -38,7 +38,7 @@ from .errors import UsageError
 
 FORMATS = ("jsonl", "csv", "md")
 CSV_COLUMNS = ("id", "timestamp", "type", "subject", "status", "content", "detail", "replaces",
-               "session", "agent")
+               "session", "agent", "person", "origin")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".md": "md",
              ".markdown": "md"}
 NO_SUBJECT = "No subject"
@@ -187,6 +187,11 @@ def _md_item(entry: dict) -> str:
     label = f"**{kind}**" + (f" ({_md_line(status)})" if status else "")
     date = _md_line(_cell(entry.get("timestamp"))[:10])
     head = f"- {label} · {date}" if date else f"- {label}"
+    from .people import mark
+
+    marked = mark(entry)  # another person's, or untrusted words (docs/people.md)
+    if marked:
+        head += f" · {_md_line(marked)}"
     item = f"{head} · {_md_text(entry.get('content'), '  ')}"
     if entry.get("detail"):
         item += f"\n  — {_md_text(entry['detail'], '  ')}"

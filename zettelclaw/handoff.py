@@ -87,12 +87,14 @@ def _shown(entry: dict) -> bool:
     return "content" in entry and "purged" not in entry
 
 
-def last_handoff(path, agents: frozenset[str] | None = None, default: str = "main"
-                 ) -> dict | None:
+def last_handoff(path, agents: frozenset[str] | None = None, default: str = "main",
+                 person: str | None = None) -> dict | None:
     """``{"handoff": entry, "openTasks": [...], "decisions": [...]}`` or None.
 
     Only handoffs of ``agents`` count (None: every agent's); an entry without ``agent`` is
-    ``default``'s.
+    ``default``'s. Only ``person``'s (None: the owner's, :mod:`zettelclaw.people`); the
+    latest one being untrusted (another person's words, a web page's), none is shown, and
+    no untrusted task or decision comes with one.
 
     The handoff is the current one (no later line replaces it) of the most recent
     conversation by its ``timestamp``, wherever it sits in the log: a sweep that appends an
@@ -111,7 +113,7 @@ def last_handoff(path, agents: frozenset[str] | None = None, default: str = "mai
     except FileNotFoundError:
         return None
     with fh:
-        found = _find_latest(fh, path, _Scope(agents, default))
+        found = _find_latest(fh, path, _Scope(agents, default, person))
         if found is None:
             return None
         pos, handoff = found
@@ -147,11 +149,19 @@ MAX_LINE = 1 << 20
 class _Scope:
     """Whose handoffs count, and the key of their pointer in ``lastHandoff``."""
 
-    def __init__(self, agents: frozenset[str] | None, default: str):
-        self.agents, self.default = agents, default
+    def __init__(self, agents: frozenset[str] | None, default: str, person: str | None = None):
+        from .people import OWNER
+
+        self.agents, self.default, self.person = agents, default, person or OWNER
         self.key = "*" if agents is None else ",".join(sorted(agents))
+        if self.person != OWNER:
+            self.key += "@" + self.person
 
     def holds(self, entry: dict) -> bool:
+        from .people import person_of
+
+        if person_of(entry) != self.person:
+            return False
         if self.agents is None:
             return True
         agent = entry.get("agent")
@@ -166,8 +176,10 @@ def _find_latest(fh, path: str, scope: _Scope) -> tuple[int, dict] | None:
     now = now_key()
     inode = os.fstat(fh.fileno()).st_ino
     pointer = _read_pointer(os.path.join(os.path.dirname(path), "state.json"), scope.key)
-    if pointer is not None and pointer.get("default") != scope.default:
-        pointer = None  # the default agent changed: untagged entries belong to another
+    if pointer is not None and (pointer.get("default") != scope.default
+                                or pointer.get("person") != scope.person):
+        pointer = None  # the default agent changed: untagged entries belong to another (or
+        # the pointer is older than people: it may point to another person's handoff)
     if pointer is not None and (isinstance(pointer.get("until"), str)
                                 and pointer["until"] <= now
                                 or sort_key(pointer.get("timestamp")) > now):
@@ -257,6 +269,8 @@ def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope, da
     handoff: the next best is unknown), or in the ``tail`` after the pointer, when an undo
     names a forget the tail does not hold. ``forgets``: forget id -> (handoff id, its
     candidate), across calls."""
+    from .people import untrusted
+
     forgets = {} if forgets is None else forgets
     starts = set()
     for needle in (_HANDOFF, _REPLACES):
@@ -291,7 +305,9 @@ def _feed(candidates: dict, data: bytes, base: int, stop: int, scope: _Scope, da
                     forgets[entry["id"]] = (target, was)
         if kind == "handoff" and scope.holds(entry):
             key = (dating(sort_key(entry.get("timestamp"))), base + start)
-            candidates[entry["id"]] = key if _shown(entry) else (*key, True)
+            # an untrusted handoff is the latest conversation's, never shown
+            candidates[entry["id"]] = key if _shown(entry) and not untrusted(entry) \
+                else (*key, True)
     return True
 
 
@@ -468,7 +484,7 @@ def _store_pointer(fh, path: str, inode: int, best, size: int, scope: _Scope,
     pointer = {"id": entry[1]["id"] if entry else None,
                "timestamp": entry[1].get("timestamp") if entry else None,
                "offset": best[1] if entry else 0, "size": size, "inode": inode,
-               "default": scope.default}
+               "default": scope.default, "person": scope.person}
     if dating.first is not None:
         pointer.update(rank=best[0] if entry else None, latest=dating.latest,
                        until=dating.first)
@@ -496,6 +512,8 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
     """Open tasks and decisions of the handoff's session among the lines appended with it
     (at most ``_RELATED_WINDOW`` lines before it, back to the previous handoff), each in its
     current version."""
+    from .people import untrusted
+
     session = handoff.get("session")
     # id -> [(offset, entry)] of the lines replacing it, newest first; every line after the
     # handoff may correct one of them, and so may the lines between them and the handoff
@@ -510,7 +528,7 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
             break  # a segment's entries are appended together, ending with its handoff
         _note(replaced_by, at, entry)
         if (_shown(entry) and entry.get("session") == session
-                and entry["type"] in ("task", "decision")):
+                and entry["type"] in ("task", "decision") and not untrusted(entry)):
             own.append((at, entry))
     tasks: list[dict] = []
     decisions: list[dict] = []
@@ -680,14 +698,19 @@ def _item(entry: dict) -> str:
     return text
 
 
-def print_handoff(as_json: bool = False, agent: str | list[str] | None = None) -> None:
+def print_handoff(as_json: bool = False, agent: str | list[str] | None = None,
+                  session_key: str | None = None) -> None:
     """What ``zettelclaw handoff`` prints: the §6.1 block, JSON with --json, nothing if none.
-    ``agent``: whose handoffs (``--agent``: the default agent unless given)."""
+    ``agent``: whose handoffs (``--agent``: the default agent unless given);
+    ``session_key``: the session asking (``--session-key``), whose person's handoff it is
+    (without one: the owner's)."""
     import sys
 
     from . import paths
+    from .people import person_of_key
 
-    found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent())
+    found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent(),
+                         person_of_key(session_key))
     if found is None:
         return
     if as_json:

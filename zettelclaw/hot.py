@@ -8,11 +8,11 @@ and returns False, having printed nothing, for anything else (``--help``, a tabl
 terminal, a usage error...), which the full CLI (:mod:`zettelclaw.cli`) then handles with the
 same output and the same errors. A test checks that both give the same bytes.
 
-    [--home D] [--workspace D] handoff [--json] [--agent ID[,ID...]]...
+    [--home D] [--workspace D] handoff [--json] [--agent ID[,ID...]]... [--session-key K]
     [--home D] [--workspace D] search [WORDS...] [filters] [--agent ID[,ID...]]... [--limit N]
-                                      [--all] [--json] [-- WORDS]
+                                      [--all] [--json] [--session-key K] [-- WORDS]
     [--home D] [--workspace D] recall [--json | --text] [--handoff] [--agent ID[,ID...]]...
-                                      [--] MESSAGE...
+                                      [--session-key K] [--] MESSAGE...
     [--home D] [--workspace D] sweep [-j N] [--gateway-start TIME] [--json]   (nothing new)
 """
 
@@ -28,7 +28,9 @@ SMALL_LOG = 4 << 20
 _FILTERS = ("type", "subject", "status", "session", "since", "until")
 _SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type",
                   "--subject": "subject", "-s": "subject", "--status": "status",
-                  "--session": "session", "--since": "since", "--until": "until"}
+                  "--session": "session", "--since": "since", "--until": "until",
+                  "--session-key": "session_key"}
+_KEY = {"--session-key": "session_key"}
 
 
 def serve(argv: list[str]) -> bool:
@@ -126,16 +128,17 @@ def _answer(print_it) -> bool:
 
 
 def _handoff(argv: list[str]) -> bool:
-    args = _parse(argv, ("--json",), words=False)
+    args = _parse(argv, ("--json",), _KEY, words=False)
     if args is None:
         return False
     from .handoff import print_handoff
 
-    return _answer(lambda: print_handoff("--json" in args.flags, args.agents))
+    return _answer(lambda: print_handoff("--json" in args.flags, args.agents,
+                                         args.opts.get("session_key")))
 
 
 def _recall(argv: list[str]) -> bool:
-    args = _parse(argv, ("--json", "--text", "--handoff"))
+    args = _parse(argv, ("--json", "--text", "--handoff"), _KEY)
     if args is None:
         return False
     from .recall import print_recall
@@ -143,7 +146,8 @@ def _recall(argv: list[str]) -> bool:
     as_json = "--text" not in args.flags and (
         "--json" in args.flags or not sys.stdout.isatty())
     return _answer(lambda: print_recall(" ".join(args.words), as_json, args.agents or None,
-                                        with_handoff="--handoff" in args.flags))
+                                        with_handoff="--handoff" in args.flags,
+                                        session_key=args.opts.get("session_key")))
 
 
 def _sweep(argv: list[str]) -> bool:
@@ -208,7 +212,8 @@ def _search(argv: list[str]) -> bool:
             since=parse_when(opts["since"]) if opts.get("since") else None,
             until=parse_when(opts["until"], end_of_day=True) if opts.get("until") else None,
             include_replaced=include_replaced, limit=int(limit) if limit is not None else None,
-            agents=paths.agent_scope(agents), default_agent=paths.default_agent())
+            agents=paths.agent_scope(agents), default_agent=paths.default_agent(),
+            person=_person(opts))
         if words:
             from .rank import rank
 
@@ -246,13 +251,23 @@ def _search_words(words: str, opts: dict[str, str], agents: list[str],
 
         query = Question(words, paths.agent_scope(agents), paths.default_agent(),
                          limit=int(limit) if limit is not None else None,
-                         include_replaced=include_replaced)
+                         include_replaced=include_replaced, person=_person(opts))
         results = rank(query, started=started, python_below=SMALL_LOG)
     except (ZettelclawError, ValueError, OSError, OverflowError):
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does
     return _print_results(results)
+
+
+def _person(opts: dict[str, str]) -> str | None:
+    """Whose session asks (``--session-key``), None for the terminal (every person's)."""
+    key = opts.get("session_key")
+    if not key:
+        return None
+    from .people import person_of_key
+
+    return person_of_key(key)
 
 
 def _positive(value: str) -> bool:

@@ -17,15 +17,18 @@ PAGE_CHARS = 16_000  # without --lines a page also stops before this many charac
 class _Scope:
     """The agents whose entries and sessions ``get`` may read (``--agent``)."""
 
-    def __init__(self, agent: str | list[str] | None):
+    def __init__(self, agent: str | list[str] | None, person: str | None = None):
         self.agents = paths.agent_scope(agent)
         self.default = paths.default_agent()
+        self.person = person  # whose session asks (None: the terminal, every person's)
 
     def holds(self, agent_id: str | None) -> bool:
         return self.agents is None or (agent_id or self.default) in self.agents
 
     def holds_entry(self, entry: dict) -> bool:
-        return self.holds(paths.entry_agent(entry, self.default))
+        from .people import sees
+
+        return self.holds(paths.entry_agent(entry, self.default)) and sees(self.person, entry)
 
     def describe(self) -> str:
         return ", ".join(sorted(self.agents or ()))
@@ -37,14 +40,18 @@ NEAR_ID_RE = re.compile(r"^[A-Za-z0-9_-]{9,15}$")
 
 def get(target: str, *, history: bool = False, start: int | None = None,
         count: int | None = None, agent: str | list[str] | None = None,
-        transcript: bool = False):
+        transcript: bool = False, session_key: str | None = None):
     """``("entries", [entry...])``, ``("session", {...})`` or ``("file", {...})``.
 
     Only entries and sessions of the agents ``agent`` names (``--agent``: the default agent
     unless given, ``all`` for every one): another agent's entry is not found, another agent's
-    session is refused."""
+    session is refused. With ``session_key`` (the session asking: ``memory_get``), only its
+    person's (:mod:`zettelclaw.people`): another person's entry is not found, their session
+    and (for anyone but the owner) MEMORY.md and memory/ are refused."""
+    from .people import OWNER, person_of_key
+
     target = target.strip()
-    agent = _Scope(agent)
+    agent = _Scope(agent, person_of_key(session_key) if session_key else None)
     if transcript:
         if history:
             raise UsageError("--transcript and --history do not go together")
@@ -57,6 +64,8 @@ def get(target: str, *, history: bool = False, start: int | None = None,
         return "entries", entry_chain(target, agent) if history else [entry(target, agent)]
     if NEAR_ID_RE.match(target):  # a mistyped id, not a file name: say so
         raise NotFoundError(f"no entry {target} (ids are 12 characters; this is {len(target)})")
+    if agent.person not in (None, OWNER):
+        raise UsageError(f"refused: {target} is the owner's memory, not {agent.person}'s")
     from . import memoryfiles
 
     return "file", memoryfiles.read(target, start, count)
@@ -188,6 +197,12 @@ def _read(session_id: str, scope: _Scope | None):
     if not scope.holds(ref.agent_id):
         raise UsageError(f"refused: session {session_id} belongs to agent {ref.agent_id}, "
                          f"not to {scope.describe()}")
+    if scope.person is not None:
+        from .people import person_of_key
+
+        if person_of_key(ref.session_key) != scope.person:
+            raise UsageError(f"refused: session {session_id} is another person's "
+                             "conversation")
     return ref, transcripts.read_segments(ref)
 
 

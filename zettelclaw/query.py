@@ -16,6 +16,7 @@ from pathlib import Path
 from . import clock
 from .clock import is_plain, parse_ts, sort_key
 from .errors import UsageError
+from .people import sees as _sees
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*(?:ago)?\s*$", re.I)
 _UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -92,6 +93,8 @@ class Query:
     # ``default_agent``
     agents: frozenset[str] | None = None
     default_agent: str = "main"
+    # whose session asks (zettelclaw.people): None, the terminal, sees every person's entries
+    person: str | None = None
     words: list[str] = field(init=False)
 
     def __post_init__(self):
@@ -122,6 +125,8 @@ class Query:
         return out
 
     def in_scope(self, entry: dict) -> bool:
+        if self.person is not None and not _sees(self.person, entry):
+            return False
         if self.agents is None:
             return True
         agent = entry.get("agent")

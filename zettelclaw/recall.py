@@ -129,7 +129,8 @@ def _flat(text, limit: int) -> str:
 _UNKNOWN = object()  # the handoff block is not known yet: read it
 
 
-def _in_prompt(agents, default: str, found=_UNKNOWN) -> tuple[set[str], str]:
+def _in_prompt(agents, default: str, found=_UNKNOWN, person: str | None = None
+               ) -> tuple[set[str], str]:
     """Ids of the entries the handoff block shows (``found``: the handoff already read, or
     None for none), and MEMORY.md's generated block (one line, whitespace collapsed; "" when
     there is none)."""
@@ -139,7 +140,7 @@ def _in_prompt(agents, default: str, found=_UNKNOWN) -> tuple[set[str], str]:
     if found is _UNKNOWN:
         from .handoff import last_handoff
 
-        found = last_handoff(paths.log_file(), agents, default)
+        found = last_handoff(paths.log_file(), agents, default, person)
     if found is not None:
         for entry in [found["handoff"], *found["openTasks"], *found["decisions"]]:
             ids.add(entry["id"])
@@ -183,11 +184,13 @@ def line(entry: dict) -> str:
     return "".join(parts) + f"] {_flat(entry.get('content'), _ITEM_CHARS)}"
 
 
-def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOWN
-           ) -> list[dict]:
+def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOWN,
+           person: str | None = None) -> list[dict]:
     """The entries to inject for ``message``, best first, as stored (no score); [] when
     nothing qualifies. ``agents``: the agent scope (``--agent``); ``handoff``: the handoff
-    block's entries (:func:`zettelclaw.handoff.last_handoff`) when the caller has read them."""
+    block's entries (:func:`zettelclaw.handoff.last_handoff`) when the caller has read them;
+    ``person``: whose session it is (None: the owner's), whose trusted entries alone come
+    (:func:`zettelclaw.people.injectable`)."""
     from .rank import MAX_QUERY_CHARS
 
     if not isinstance(message, str):
@@ -205,7 +208,7 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
 
     scope = paths.agent_scope(agents)
     default = paths.default_agent()
-    query = Question(message, scope, default)
+    query = Question(message, scope, default, person=person, inject=True)
     # a small log is read in Python (starting rg would cost more than reading it); a large
     # one's scan is planned from a sample: no stream of the matches of words too common to
     # qualify alone, no scan at all when no entry can reach minScore
@@ -219,7 +222,7 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
     if best < opts["minScore"]:
         return []
     floor = max(opts["minScore"], best * RELATIVE)
-    shown, briefing = _in_prompt(scope, default, handoff)
+    shown, briefing = _in_prompt(scope, default, handoff, person)
     chosen: list[dict] = []
     seen: set[str] = set()  # the same words twice (a fact restated) are shown once
     used = len(TITLE) + 1
@@ -250,9 +253,18 @@ class Question:
     type = subject = status = session = since = until = None
 
     def __init__(self, text: str, agents: frozenset[str] | None, default_agent: str,
-                 limit: int = _DEPTH, include_replaced: bool = False):
+                 limit: int = _DEPTH, include_replaced: bool = False,
+                 person: str | None = None, inject: bool = False):
         self.text, self.agents, self.default_agent = text, agents, default_agent
         self.limit, self.include_replaced = limit, include_replaced
+        # whose session asks (None: the terminal, every person's); ``inject``: for the
+        # prompt, where only that person's trusted entries go (zettelclaw.people)
+        self.person, self.inject = person, inject
+        self._allowed = None
+        if inject or person is not None:
+            from .people import injectable, sees
+
+            self._allowed = injectable if inject else sees
 
     def structural(self) -> Question:
         return self  # its words are scored, never filtered on
@@ -265,7 +277,10 @@ class Question:
         return []
 
     def matches(self, entry: dict) -> bool:
-        """In the agent scope (as Query.in_scope: no ``agent`` is the default agent's)."""
+        """In the agent scope (as Query.in_scope: no ``agent`` is the default agent's), and
+        the asking person's (to inject: the trusted ones alone)."""
+        if self._allowed is not None and not self._allowed(self.person, entry):
+            return False
         if self.agents is None:
             return True
         agent = entry.get("agent")
@@ -277,20 +292,28 @@ def format_block(entries: list[dict]) -> str:
 
 
 def print_recall(message: str, as_json: bool = False, agent=None,
-                 flags: dict | None = None, with_handoff: bool = False) -> None:
+                 flags: dict | None = None, with_handoff: bool = False,
+                 session_key: str | None = None) -> None:
     """What ``zettelclaw recall`` prints: the block (text), the entries as JSON Lines
     (``--json``), nothing when nothing qualifies.
 
     ``with_handoff`` (``--handoff``, the plugin's one process per prompt): first what
     ``zettelclaw handoff`` prints (as text: its block, if any, then an empty line, which the
     handoff never contains; as JSON: its object, or ``null``), flushed before recall starts, so
-    a caller that gives up waiting still has a complete handoff; then the recall output."""
+    a caller that gives up waiting still has a complete handoff; then the recall output.
+
+    ``session_key`` (``--session-key``, the plugin's): whose session it is
+    (:func:`zettelclaw.people.person_of_key`); without one, the owner's."""
+    from .people import person_of_key
+
+    person = person_of_key(session_key)
     found = _UNKNOWN
     if with_handoff:
         from . import paths
         from .handoff import format_handoff, last_handoff
 
-        found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent())
+        found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent(),
+                             person)
         if as_json:
             from .jsonlight import dumps
 
@@ -299,7 +322,7 @@ def print_recall(message: str, as_json: bool = False, agent=None,
             head = (format_handoff(found) + "\n" if found is not None else "") + "\n"
         sys.stdout.write(head)
         sys.stdout.flush()
-    entries = recall(message, agent, flags, found)
+    entries = recall(message, agent, flags, found, person)
     if not entries:
         return
     if as_json:

@@ -115,6 +115,11 @@ def entries_table(entries: list[dict], *, title: str | None = None, show_score: 
             elif entry.get("replacedBy"):
                 content = Text.assemble(cell(entry.get("content", ""), "strike"), " ",
                                         cell(f"→ {entry['replacedBy']}", "dim"))
+            from .people import mark
+
+            marked = mark(entry)  # another person's, untrusted: said on the row
+            if marked:
+                content = Text.assemble(content, " ", cell(marked, "yellow"))
             row = [cell(entry.get("id", "")), cell(str(entry.get("timestamp") or "")[:10]),
                    cell(kind), cell(entry.get("subject") or ""), content]
         if show_score:

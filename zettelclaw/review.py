@@ -29,6 +29,7 @@ from .log import Log
 
 SESSION = "review"
 ACTIONS = ("close", "drop")
+CONFIRM = "confirm"  # an untrusted entry the owner vouches for (zettelclaw.people)
 DROPPED = "Dropped in review, not done."
 
 
@@ -146,6 +147,38 @@ class Loops:
             done.lines.append(_correction(head, action, answer))
         return done
 
+    def untrusted(self) -> list[dict]:
+        """The current untrusted entries (another person's words, a web page's claim), oldest
+        first: what never acts as memory until the owner confirms it."""
+        from .people import untrusted
+
+        found = [e for e in self.resolution.current
+                 if untrusted(e) and self.resolution.gone(e["id"]) is None]
+        found.sort(key=lambda e: (_key(e.get("timestamp")), self.resolution.position[e["id"]]))
+        return found
+
+    def plan_confirm(self, ids: list[str]) -> Plan:
+        """Confirm untrusted entries: each becomes the owner's (a correction, the same words,
+        origin ``owner``, no other person); one that is not untrusted is left alone."""
+        from .people import untrusted
+
+        if not ids:
+            raise UsageError("name the untrusted entries to confirm (`zettelclaw review "
+                             "untrusted` lists them)")
+        done = Plan(CONFIRM)
+        chosen: dict[str, dict] = {}
+        for entry_id in ids:
+            head = self.head(entry_id)
+            if not untrusted(head):
+                done.notes.append(f"{entry_id} is not untrusted (its current version "
+                                  f"{head['id']} is {head.get('origin') or 'unmarked'})")
+                continue
+            chosen.setdefault(head["id"], head)
+        for head in sorted(chosen.values(), key=lambda e: self.resolution.position[e["id"]]):
+            done.loops.append(head)
+            done.lines.append(_confirmed(head))
+        return done
+
     def plan_undo(self, ids: list[str]) -> Plan:
         """Open again the loops that review closed or dropped: ``ids`` are the closes (or any
         version of their chains)."""
@@ -179,6 +212,20 @@ def _agent(entry: dict) -> str | None:
     return agent if isinstance(agent, str) and agent else None
 
 
+def _confirmed(entry: dict) -> dict:
+    """The owner's version of an untrusted entry: the same words, replacing it."""
+    from .entries import make_entry
+
+    return make_entry(entry["type"], entry["content"], SESSION, detail=entry.get("detail"),
+                      subject=entry.get("subject"), status=entry.get("status"),
+                      replaces=entry["id"], agent=_agent(entry), origin="owner")
+
+
+def _kept(entry: dict) -> dict:
+    """Whose memory a correction of ``entry`` is, and its origin: the entry's own."""
+    return {"person": entry.get("person"), "origin": entry.get("origin")}
+
+
 def _correction(loop: dict, action: str, answer: str | None) -> dict:
     from .entries import make_entry
 
@@ -187,11 +234,12 @@ def _correction(loop: dict, action: str, answer: str | None) -> dict:
         if action == "drop":
             detail = f"{DROPPED} {detail}" if detail else DROPPED
         return make_entry("task", loop["content"], SESSION, detail=detail, subject=subject,
-                          status="done", replaces=loop["id"], agent=_agent(loop))
+                          status="done", replaces=loop["id"], agent=_agent(loop),
+                          **_kept(loop))
     content = answer or f"{'Settled' if action == 'close' else 'Dropped'}: {loop['content']}"
     why = "closed in review" if action == "close" else "dropped in review, no longer open"
     return make_entry("fact", content, SESSION, detail=f"The question was {why}.",
-                      subject=subject, replaces=loop["id"], agent=_agent(loop))
+                      subject=subject, replaces=loop["id"], agent=_agent(loop), **_kept(loop))
 
 
 def _reopened(before: dict, close: dict) -> dict:
@@ -203,7 +251,7 @@ def _reopened(before: dict, close: dict) -> dict:
     return make_entry(before["type"], before["content"], SESSION, detail=before.get("detail"),
                       subject=before.get("subject"), timestamp=stamp if is_plain(stamp) else None,
                       status="open" if before["type"] == "task" else None,
-                      replaces=close["id"], agent=_agent(before))
+                      replaces=close["id"], agent=_agent(before), **_kept(before))
 
 
 def apply(done: Plan) -> list[dict]:

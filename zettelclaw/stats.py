@@ -26,6 +26,13 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     # a hand-edited line may hold any JSON as its subject: only a slug names one
     by_subject = Counter(e["subject"] for e in entries
                          if isinstance(e.get("subject"), str) and e["subject"])
+    from .people import origin_of, person_of
+
+    # whose memory the current entries are, and where their words came from (docs/people.md)
+    by_person = Counter(person_of(e) for e in resolution.current
+                        if resolution.gone(e["id"]) is None)
+    by_origin = Counter(origin_of(e) or "unmarked" for e in resolution.current
+                        if resolution.gone(e["id"]) is None)
     open_tasks = sum(1 for e in resolution.current
                      if e["type"] == "task" and e.get("status") == "open")
     state = State.load()
@@ -45,6 +52,9 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
             "openTasks": open_tasks,
             "byType": {t: by_type.get(t, 0) for t in TYPES},
             "bySubject": dict(by_subject.most_common()),
+            "byPerson": dict(by_person.most_common()),
+            "byOrigin": {o: by_origin.get(o, 0)
+                         for o in ("owner", "agent", "untrusted", "system", "unmarked")},
         },
         "sessions": {
             "extracted": len(state.extractedSessions),

@@ -73,7 +73,8 @@ def read(options: Options, log_path=None, *, trust: bool = True) -> Snapshot:
 
 def view_of(options: Options) -> str:
     """Whose briefing a digest is of: the agent (None: every agent) and the default agent."""
-    return orjson.dumps([options.agent, options.default_agent]).decode()
+    # (the owner's trusted entries alone since people: a digest from before is not this one)
+    return orjson.dumps([options.agent, options.default_agent, "people"]).decode()
 
 
 def cache_path(log_path) -> str:
@@ -280,6 +281,7 @@ def _appended(options: Options, now_key: str, history: History, tail) -> _Added:
     """The briefing's lines of ``tail``, as the whole pass would count them (raises
     :class:`_Fallback` for a line it cannot add simply)."""
     from ..log import record_kind
+    from ..people import briefed
 
     out = _Added()
     known = None
@@ -287,7 +289,8 @@ def _appended(options: Options, now_key: str, history: History, tail) -> _Added:
     odd: set[str] = set()  # appended entries whose subject is no name
     agent, default = options.agent, options.default_agent
     for n, (entry, row) in enumerate(zip(tail.entries, tail.rows, strict=True)):
-        if agent is not None and (entry.get("agent") or default) != agent:
+        if agent is not None and (entry.get("agent") or default) != agent \
+                or not briefed(entry):
             continue
         ts = row.get("timestamp")
         if options.now is None and ts is not None and ts > now_key:
@@ -386,8 +389,11 @@ def keep(log, now: datetime, resolution, gone: set[str], night: int,
     path = os.fspath(log_path) if log_path is not None else paths.log_file()
     if len(log.rows) != log.whole or not log.whole or not beside_home(path):
         return  # a line being written: digest another night
+    from ..people import briefed
+
     agent, default = options.agent, options.default_agent
-    view_rows = [r for r in log.rows if agent is None or (r.get("agent") or default) == agent]
+    view_rows = [r for r in log.rows if (agent is None or (r.get("agent") or default) == agent)
+                 and briefed(r)]
     if len(view_rows) != night:
         return  # lines left out as after the night replayed
     if len({r["id"] for r in view_rows}) != night:

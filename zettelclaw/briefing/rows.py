@@ -30,9 +30,9 @@ from ..clock import is_plain, sort_key
 from ..logcache import BRIEF_ROWS as CACHE_FILE
 from ..review import SESSION as REVIEW_SESSION
 
-_VERSION = 1
+_VERSION = 2  # 2: rows hold person and origin (zettelclaw.people)
 STORE_AFTER = 16 << 10  # keep the rows again once this much log lies beyond them
-_KEYS = ("id", "type", "subject", "status", "replaces", "agent", "purged")
+_KEYS = ("id", "type", "subject", "status", "replaces", "agent", "purged", "person", "origin")
 
 
 class Moved(Exception):

@@ -152,6 +152,7 @@ def _entries_of_the_night(options: Options, now_key: str, lines: list[dict], kep
     otherwise a line dated after now was written while the clock ran ahead and is dated as
     :class:`~zettelclaw.clock.Dating` says (just after the lines before it)."""
     from ..clock import Dating
+    from ..people import briefed
 
     replay = options.now is not None
     dating = Dating(now_key)
@@ -165,6 +166,8 @@ def _entries_of_the_night(options: Options, now_key: str, lines: list[dict], kep
             ts = dating(ts)
         if agent is not None and (entry.get("agent") or options.default_agent) != agent:
             continue  # another agent's memory
+        if not briefed(entry):
+            continue  # another person's, or untrusted words (zettelclaw.people)
         if replay and ts is not None and ts > now_key and entry["type"] not in (
                 "forget", "unforget"):
             continue  # written after the night being replayed (a forget counts: never shown)

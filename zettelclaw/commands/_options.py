@@ -23,11 +23,24 @@ AgentOption = Annotated[Optional[list[str]], typer.Option(
          "or all (agent:ID names one agent, even one whose id is all).", show_default=False)]
 
 
-def scope(agent: list[str] | None) -> dict:
-    """``Query`` keywords for ``--agent``: the agents in scope and the default agent."""
-    from .. import paths
+SessionKeyOption = Annotated[Optional[str], typer.Option(
+    "--session-key", metavar="KEY",
+    help="The OpenClaw session asking (the plugin's): only its person's memory (the owner's "
+         "for the main session, a direct-message peer's own for theirs). Without it: the "
+         "terminal, the owner's, which sees every person's entries, marked.",
+    show_default=False)]
 
-    return {"agents": paths.agent_scope(agent), "default_agent": paths.default_agent()}
+
+def scope(agent: list[str] | None, session_key: str | None = None) -> dict:
+    """``Query`` keywords for ``--agent`` and ``--session-key``: the agents in scope, the
+    default agent, and the person asking (None: the terminal, every person's entries)."""
+    from .. import paths
+    from ..people import person_of_key
+
+    out = {"agents": paths.agent_scope(agent), "default_agent": paths.default_agent()}
+    if session_key:
+        out["person"] = person_of_key(session_key)
+    return out
 
 
 def parse_window(value: str | None, *, end: bool = False) -> datetime | None:

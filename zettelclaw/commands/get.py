@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption
+from ._options import AgentOption, SessionKeyOption
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +25,7 @@ def register(app: typer.Typer) -> None:
             "--lines", help="For a file or a conversation: number of lines (a conversation: "
                             "200 lines or about 16 KB at a time by default).")] = None,
         agent: AgentOption = None,
+        session_key: SessionKeyOption = None,
         as_json: Annotated[bool, typer.Option(
             "--json", help="Print JSON: an entry (and --history) is JSON Lines when piped anyway; "
                            "a conversation or a file is its text, piped or not, unless "
@@ -45,7 +46,8 @@ def register(app: typer.Typer) -> None:
 
         try:
             kind, result = lookup.get(target, history=history, start=from_, count=lines,
-                                      agent=agent, transcript=transcript)
+                                      agent=agent, transcript=transcript,
+                                      session_key=session_key)
         except GoneError as gone:
             if want_json(as_json):  # the agent's memory_get: an object that says so
                 emit_json(gone.as_json())

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import typer
 
-from ._options import AgentOption, TextJsonOption
+from ._options import AgentOption, SessionKeyOption, TextJsonOption
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def handoff(agent: AgentOption = None, as_json: TextJsonOption = False) -> None:
+    def handoff(agent: AgentOption = None, as_json: TextJsonOption = False,
+                session_key: SessionKeyOption = None) -> None:
         """Print the last handoff and that session's open tasks and decisions.
 
         Text even when piped: it is the block the plugin puts before each prompt. --json
@@ -21,4 +22,4 @@ def register(app: typer.Typer) -> None:
         """
         from ..handoff import print_handoff
 
-        print_handoff(as_json, agent)
+        print_handoff(as_json, agent, session_key)

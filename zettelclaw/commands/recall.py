@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, JsonOption
+from ._options import AgentOption, JsonOption, SessionKeyOption
 
 
 def register(app: typer.Typer) -> None:
@@ -20,6 +20,7 @@ def register(app: typer.Typer) -> None:
         message: Annotated[Optional[list[str]], typer.Argument(
             help="What the person just said (after --).", show_default=False)] = None,
         agent: AgentOption = None,
+        session_key: SessionKeyOption = None,
         as_json: JsonOption = False,
         text: Annotated[bool, typer.Option(
             "--text", help="Print the block even when piped (the plugin's form).")] = False,
@@ -34,4 +35,4 @@ def register(app: typer.Typer) -> None:
         from ..render import want_json
 
         print_recall(" ".join(message or []), not text and want_json(as_json), agent,
-                     with_handoff=handoff)
+                     with_handoff=handoff, session_key=session_key)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, JsonOption, complete_subject
+from ._options import AgentOption, JsonOption, SessionKeyOption, complete_subject
 from .subjects import DryRunOption, YesOption, _confirm
 
 QuietOption = Annotated[bool, typer.Option(
@@ -103,6 +103,42 @@ def register(app: typer.Typer) -> None:
         _run(loops.plan_undo(list(ids or [])), dry_run=dry_run, yes=yes, as_json=as_json)
 
     @review.command()
+    def untrusted(ctx: typer.Context, as_json: JsonOption = False) -> None:
+        """The untrusted entries: another person's words, or what the assistant repeated of a
+        web page or a search, each with its person and the session it came from. They are
+        never put before a prompt nor in MEMORY.md; `review confirm ID...` makes one the
+        owner's, `zettelclaw forget ID...` drops it."""
+        from ..render import emit_json_lines, want_json
+
+        found = _loops((ctx.obj or {}).get("agent")).untrusted()
+        if want_json(as_json):
+            emit_json_lines(found)
+            return
+        if not found:
+            typer.echo("No untrusted entries.", err=True)
+            return
+        for entry in found:
+            typer.echo(_untrusted_line(entry))
+        typer.echo(f"{_count(len(found), 'untrusted entry')}; confirm: zettelclaw review "
+                   "confirm ID..., drop: zettelclaw forget ID...", err=True)
+
+    @review.command()
+    def confirm(ctx: typer.Context, ids: IdsArgument = None, dry_run: DryRunOption = False,
+                yes: YesOption = False, as_json: JsonOption = False,
+                session_key: SessionKeyOption = None) -> None:
+        """Confirm untrusted entries: each becomes the owner's own memory (a correction with
+        the same words, origin owner), put before prompts and in MEMORY.md from then on. The
+        owner's alone: refused in another person's session (--session-key, the agent's
+        tool)."""
+        from ..errors import UsageError
+        from ..people import OWNER, person_of_key
+
+        if session_key and person_of_key(session_key) != OWNER:
+            raise UsageError("refused: only the owner confirms an untrusted entry")
+        loops = _loops((ctx.obj or {}).get("agent"))
+        _run(loops.plan_confirm(list(ids or [])), dry_run=dry_run, yes=yes, as_json=as_json)
+
+    @review.command()
     def walk(ctx: typer.Context) -> None:
         """Ask about each open loop in turn, oldest first (on a terminal): keep, close, drop,
         or stop; what you chose is written in one go at the end, with the line that undoes
@@ -169,8 +205,10 @@ def _run(done, *, dry_run: bool, yes: bool, as_json: bool) -> None:
 
     for note in done.notes:
         typer.echo(f"note: {note}", err=True)
-    verb = {"close": "close", "drop": "drop", "undo": "open again"}[done.action]
-    plan = [f"Would {verb} {_count(len(done.loops), 'loop')}:",
+    verb = {"close": "close", "drop": "drop", "undo": "open again",
+            "confirm": "confirm"}[done.action]
+    noun = "entry" if done.action == "confirm" else "loop"
+    plan = [f"Would {verb} {_count(len(done.loops), noun)}:",
             *(f"  {_line_of(e)}" for e in done.loops)]
     if dry_run or not done.loops:
         if want_json(as_json):
@@ -182,8 +220,10 @@ def _run(done, *, dry_run: bool, yes: bool, as_json: bool) -> None:
         return
     _confirm(yes, plan, f"{verb.capitalize()}?")
     written = _write(done)
-    done_verb = {"close": "Closed", "drop": "Dropped", "undo": "Opened again"}[done.action]
-    said = f"{done_verb} {_count(len(written), 'loop')}" + _undo_hint(written)
+    done_verb = {"close": "Closed", "drop": "Dropped", "undo": "Opened again",
+                 "confirm": "Confirmed"}[done.action]
+    said = f"{done_verb} {_count(len(written), noun)}" + (
+        "" if done.action == "confirm" else _undo_hint(written))
     if want_json(as_json):  # the corrections appended; the summary for the person
         emit_json_lines(written)
         typer.echo(said, err=True)
@@ -210,7 +250,16 @@ def _undo_hint(written: list[dict]) -> str:
 
 
 def _count(n: int, noun: str) -> str:
+    if n != 1 and noun.endswith("entry"):
+        return f"{n} {noun[:-1]}ies"
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _untrusted_line(entry: dict) -> str:
+    from ..display import printable
+    from ..people import mark
+
+    return f"{_line_of(entry)} {printable(mark(entry))}"
 
 
 def _line(loop) -> str:

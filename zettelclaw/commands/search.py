@@ -9,6 +9,7 @@ import typer
 from ._options import (
     AgentOption,
     JsonOption,
+    SessionKeyOption,
     complete_subject,
     complete_type,
     parse_window,
@@ -46,6 +47,7 @@ def register(app: typer.Typer) -> None:
                  "recent (default on a terminal: 50 and a line saying how many more; piped: "
                  "all).")] = None,
         agent: AgentOption = None,
+        session_key: SessionKeyOption = None,
         as_json: JsonOption = False,
         explain: Annotated[bool, typer.Option(
             "--explain",
@@ -59,7 +61,7 @@ def register(app: typer.Typer) -> None:
         q = Query(
             text=" ".join(query or []) or None, type=type_, subject=subject, status=status,
             session=session, since=parse_window(since), until=parse_window(until, end=True),
-            include_replaced=all_, limit=limit, **scope(agent),
+            include_replaced=all_, limit=limit, **scope(agent, session_key),
         )
         if q.text:
             from ..rank import rank

@@ -36,6 +36,15 @@ def register(app: typer.Typer) -> None:
         for kind, n in e["byType"].items():
             types.add_row(cell(kind), str(n), str(e["openTasks"]) if kind == "task" else "")
         out.print(types)
+        origins = ", ".join(f"{n} {o}" for o, n in e["byOrigin"].items() if n)
+        people = ", ".join(f"{n} {p}" for p, n in e["byPerson"].items())
+        if origins or people:  # (docs/people.md)
+            out.print("Current entries by person: ", cell(people or "none"),
+                      "; by origin: ", cell(origins or "none"), sep="")
+        if e["byOrigin"].get("untrusted"):
+            out.print(f"{e['byOrigin']['untrusted']} untrusted (another person's words, a web "
+                      "page's claims): never put before a prompt nor in MEMORY.md; `zettelclaw "
+                      "review untrusted` lists them")
         if e["bySubject"]:
             subjects = Table(title="By subject", header_style="bold")
             subjects.add_column("subject", style="cyan")

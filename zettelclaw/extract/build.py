@@ -26,7 +26,8 @@ def _text(value) -> str | None:
 def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                   shown=None, agent: str | None = None,
                   allow_handoff: bool = True, timestamp: str | None = None,
-                  resolution=None) -> tuple[list[dict], list[str], int]:
+                  resolution=None, person: str | None = None,
+                  origins=None) -> tuple[list[dict], list[str], int]:
     """Validated, redacted entries (model order, at most one handoff, last) + warnings +
     how many objects were dropped.
 
@@ -43,6 +44,11 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     status) when it gives none, and a ``replaces`` whose head is dated after this
     conversation (``timestamp``) is dropped, the entry kept as a plain one: an older
     conversation swept late does not overwrite what a newer one established.
+
+    ``person`` and ``origins`` (:class:`zettelclaw.extract.origin.Origins` of the
+    conversation) mark whose memory each entry is and where its words came from; an
+    ``untrusted`` entry never ``replaces`` one that is not untrusted (a web page or another
+    person does not close or correct the owner's memory), nor another person's.
     """
     from ..subjects import is_slug, slugify
 
@@ -88,11 +94,15 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                                  stamp, warnings)
                 if target is not None:
                     fields["replaces"] = target
+        origin = origins.of({"type": kind, "content": content, "detail": fields["detail"]}) \
+            if origins is not None else None
+        if fields.get("replaces") and resolution is not None:
+            _keep_apart(fields, person, origin, resolution, warnings)
         if resolution is not None and fields.get("replaces"):
             _correct(fields, kind, item, stamp, resolution, made_here, warnings)
         try:
             entry = make_entry(kind, content, session_id, timestamp=stamp, agent=agent,
-                               **fields)
+                               person=person, origin=origin, **fields)
         except InvalidEntry as exc:
             dropped += 1
             warnings.append(f"dropped a {kind}: {exc}")
@@ -137,6 +147,25 @@ def _target(target: str, kind: str, content: str, known_ids: set[str], shown, re
                         "kept as a new entry")
         return None
     return target
+
+
+def _keep_apart(fields: dict, person: str | None, origin: str | None, resolution,
+                warnings: list[str]) -> None:
+    """Drop a ``replaces`` that crosses people, or by which untrusted words would close or
+    correct an entry that is not untrusted (a warning says why)."""
+    from ..people import OWNER, person_of, untrusted
+
+    target = resolution.by_id.get(fields["replaces"])
+    if target is None:
+        return
+    if person_of(target) != (person or OWNER):
+        warnings.append(f"dropped replaces={target['id']}: that entry is another person's "
+                        "memory; kept as a new entry")
+        del fields["replaces"]
+    elif origin is not None and untrusted({"origin": origin}) and not untrusted(target):
+        warnings.append(f"dropped replaces={target['id']}: untrusted words (another person, "
+                        "a web page) do not correct or close it; kept as a new entry")
+        del fields["replaces"]
 
 
 def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_here: dict,

@@ -52,7 +52,11 @@ class Extractor:
         ``resolution``: the log as it stood at ``stamp``, the conversation's time."""
         from ..subjects import Registry
 
-        return choose(transcript, resolution, Registry.load().items(), stamp, messages)
+        records = Registry.load().items()
+        hidden = getattr(resolution, "hidden_subjects", None)  # another person's (_persons)
+        if hidden:
+            records = [(slug, record) for slug, record in records if slug not in hidden]
+        return choose(transcript, resolution, records, stamp, messages)
 
     def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
                   shown: Shown | None = None, earlier: list[dict] | None = None) -> str:
@@ -87,21 +91,26 @@ class Extractor:
 
     def extract_segment(self, segment, *, known_ids: set[str], as_of=None,
                         timestamp: str | None = None, resolution=None,
-                        agent: str | None = None,
+                        agent: str | None = None, person: str = "owner",
                         ) -> tuple[list[dict], Usage, list[str], int]:
         """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
         conversation's own time, :func:`segment_time`); ``as_of``: the log as it stood then
         (a :class:`~zettelclaw.resolve.Resolution`), from which the model is shown what the
         conversation is about (:mod:`.context`), and whose ids alone a ``replaces`` may name;
         ``resolution``: the log's replacement map, for the correction rules of
-        :func:`build_entries`. Raises ModelError."""
+        :func:`build_entries`. ``person``: whose session it is (:mod:`zettelclaw.people`):
+        the model is shown only that person's entries, and each entry made is theirs, its
+        origin found by code from the messages (:mod:`.origin`). Raises ModelError."""
         from ..resolve import Resolution
         from ..transcripts import USER, chunk_messages, render
+        from .origin import Origins, settle
 
-        chunks = chunk_messages(segment.messages, self.chunk_chars)
+        messages = settle(segment.messages, person)
+        origins = Origins(messages)
+        chunks = chunk_messages(messages, self.chunk_chars)
         stamp = timestamp or segment_time(segment)
-        shown = self.shown_for(render(segment.messages), as_of or Resolution([]), stamp,
-                               [m.text for m in segment.messages if m.role == USER])
+        shown = self.shown_for(render(messages), _persons(as_of or Resolution([]), person),
+                               stamp, [m.text for m in messages if m.role == USER])
         usage = Usage()
         entries: list[dict] = []
         warnings: list[str] = []
@@ -120,7 +129,7 @@ class Extractor:
                                            known_ids=known_ids, shown=shown.ids,
                                            allow_handoff=last,
                                            timestamp=stamp, resolution=resolution,
-                                           agent=agent)
+                                           agent=agent, person=person, origins=origins)
             entries.extend(made)
             warnings.extend(notes)
             skipped += parsed.skipped
@@ -190,3 +199,33 @@ class Extractor:
 def extract_session(session_id: str, **kwargs) -> Result:
     """Convenience: one session with a fresh :class:`Extractor`."""
     return Extractor().extract_session(session_id, **kwargs)
+
+
+class _PersonsView:
+    """The part of a log's resolution one person's conversation may be shown (what
+    :func:`.context.choose` reads: ``current`` and ``entries``)."""
+
+    def __init__(self, resolution, keep, person: str):
+        from ..people import person_of
+
+        self.current = [e for e in resolution.current if keep(e)]
+        self.entries = [e for e in resolution.entries if keep(e)]
+        # the subjects only other people's entries name: not shown to the model either
+        theirs, own = set(), set()
+        for e in resolution.entries:
+            if e.get("subject"):
+                (own if person_of(e) == person else theirs).add(e["subject"])
+        self.hidden_subjects = theirs - own
+
+
+def _persons(resolution, person: str):
+    """``resolution`` as ``person``'s conversation sees it: that person's entries only, and
+    in the owner's, none of the untrusted ones (another person's words, a web page's claim
+    are not shown to the model as what the owner's memory holds)."""
+    from ..people import OWNER, person_of, untrusted
+
+    if person == OWNER:
+        return _PersonsView(resolution, lambda e: person_of(e) == OWNER and not untrusted(e),
+                            person)
+    return _PersonsView(resolution, lambda e: person_of(e) == person, person)
+

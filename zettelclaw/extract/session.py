@@ -147,9 +147,11 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
     """Each conversation in order: the model sees the log as it stood at the conversation's
     time; its entries are committed (with the cursor past it) before the next one starts."""
     from ..corrections import Current
+    from ..people import person_of_key
     from ..resolve import Resolution
 
     result, log_entries = run.result, todo.log_entries
+    person = person_of_key(run.key)
     known_ids = {e["id"] for e in log_entries}
     current = Current(Resolution.build(log_entries))
     for number, segment in enumerate(todo.todo, 1):
@@ -161,7 +163,7 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
                 _as_of(log_entries, stamp, current.resolution))
             made, usage, notes, skipped = extractor.extract_segment(
                 segment, known_ids=known_ids, as_of=as_of, timestamp=stamp,
-                resolution=current.resolution, agent=run.agent)
+                resolution=current.resolution, agent=run.agent, person=person)
             made, duplicates = current.take(made)
             result.duplicates += duplicates
             result.warnings.extend(notes)

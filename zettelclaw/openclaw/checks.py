@@ -54,7 +54,65 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
     checks.extend(_on_path_checks(inst.config))
     checks.extend(model_key_checks())
     checks.extend(_extraction_checks())
+    checks.append(_people_check(inst.config))
     return checks
+
+
+def _people_check(config: dict) -> Check:
+    """Whose memory the log holds and where its words came from (docs/people.md)."""
+    from collections import Counter
+
+    from ..log import Log
+    from ..people import OWNER, person_of, person_of_key, untrusted
+
+    session = config.get("session") if isinstance(config, dict) else None
+    scope = session.get("dmScope") if isinstance(session, dict) else None
+    people: Counter = Counter()
+    doubtful = 0
+    keys = _session_keys()
+    before: Counter = Counter()  # entries from before people, of another person's session
+    try:
+        for entry in Log(paths.log_path(), warn=False).entries():
+            people[person_of(entry)] += 1
+            doubtful += untrusted(entry)
+            if "origin" not in entry and "person" not in entry:
+                key = keys.get(entry.get("session"))
+                if key and person_of_key(key, config) != OWNER:
+                    before[person_of_key(key, config)] += 1
+    except (OSError, ValueError):
+        pass
+    others = sorted(p for p in people if p != OWNER)
+    said = (f"session.dmScope {scope or 'main (default)'}: "
+            + ("every direct message shares the owner's main session, told apart by "
+               "OpenClaw's senderIsOwner" if scope in (None, "main") else
+               "each person's direct messages make their own memory"))
+    said += (f"; the log holds the owner's entries and {len(others)} other "
+             f"{'person' if len(others) == 1 else 'people'}'s ({', '.join(others[:5])}"
+             f"{', ...' if len(others) > 5 else ''})" if others else "; the log holds the "
+             "owner's entries alone")
+    if before:
+        total = sum(before.values())
+        said += (f"; {total} entries from before people came from other people's direct "
+                 f"sessions ({', '.join(sorted(before)[:5])}) and count as the owner's")
+    if doubtful or before:
+        return Check("people", "warn", said + (f"; {doubtful} untrusted entries are never put "
+                                               "before a prompt nor in MEMORY.md"
+                                               if doubtful else ""),
+                     "zettelclaw review untrusted (confirm or forget them)" if doubtful else
+                     "zettelclaw search --session ID for each, zettelclaw forget what is not "
+                     "yours")
+    return Check("people", "ok", said)
+
+
+def _session_keys() -> dict:
+    """sessionId -> the session key state.json recorded when it was extracted."""
+    try:
+        from ..state import State
+
+        return {sid: r.get("key") for sid, r in State.load().extractedSessions.items()
+                if isinstance(r, dict)}
+    except (OSError, ValueError, ZettelclawError):
+        return {}
 
 
 def _openclaw_check(cli: OpenClawCLI | None) -> tuple[Check, OpenClawCLI | None]:

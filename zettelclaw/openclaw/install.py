@@ -39,7 +39,25 @@ class InstallSteps:
         self._plan_memory_core_jobs(report)
         self._plan_exec_approval(report)
         report.notes.append(self.memory_commands_note())
+        report.notes.append(self.people_note())
         return report
+
+    def people_note(self) -> str:
+        """What happens with other people's direct messages (docs/people.md)."""
+        session = self.config.get("session") if isinstance(self.config, dict) else None
+        scope = session.get("dmScope") if isinstance(session, dict) else None
+        if scope in (None, "main"):
+            how = ("session.dmScope is main: every direct message shares the owner's main "
+                   "session; what another person says there (OpenClaw's senderIsOwner false) "
+                   "is kept as untrusted and never put before a prompt. With "
+                   "`openclaw config set session.dmScope per-channel-peer` each person's DMs "
+                   "become their own memory")
+        else:
+            how = (f"session.dmScope is {scope}: each person's direct messages make their own "
+                   "memory, which only their sessions see (session.identityLinks names them; "
+                   "commands.ownerAllowFrom says which are the owner)")
+        return (f"People: {how}. Words of a web page or another person are kept untrusted: "
+                "`zettelclaw review untrusted` lists them (docs/people.md).")
 
     def memory_commands_note(self) -> str:
         """What answers memory-core's `openclaw memory ...` now. 2026.9 lets the plugin take

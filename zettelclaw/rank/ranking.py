@@ -120,7 +120,9 @@ def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
     chunks: list[Chunk] = []
 
     def read_chunks():  # the memory files are read while rg scans the log
-        if include_memory and not has_filters(query):
+        # MEMORY.md and memory/ are the owner's: another person's session searches without
+        if include_memory and not has_filters(query) \
+                and getattr(query, "person", None) in (None, "owner"):
             from .memory import memory_chunks
 
             chunks.extend(memory_chunks())

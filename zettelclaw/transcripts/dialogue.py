@@ -1,5 +1,7 @@
 """A conversation as text for the model and for ``get session:``: ``User:`` / ``Assistant:``
-lines, whole or in chunks that fit a size."""
+lines, whole or in chunks that fit a size. Who spoke is marked: a person who is not the owner
+is ``Other person:``, and the assistant's words after a web page or a search in that turn (or
+in another person's turn) are ``Assistant (untrusted):`` (:mod:`zettelclaw.people`)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,11 @@ import re
 from collections.abc import Iterable
 
 from ..errors import UsageError
+from ..people import UNTRUSTED
 from .shapes import ASSISTANT, USER, Message
 
 _LABELS = {USER: "User", ASSISTANT: "Assistant"}
+_UNTRUSTED_LABELS = {USER: "Other person", ASSISTANT: "Assistant (untrusted)"}
 # A turn starts at the beginning of a line with its label; every further line of a message is
 # indented by two spaces, so a message holding "\nAssistant: ..." cannot pass for a turn of
 # its own. Every character a reader may take for a line break counts as one.
@@ -17,8 +21,13 @@ _BREAKS = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _CONTINUATION = "\n  "
 
 
+def _label(message: Message) -> str:
+    labels = _UNTRUSTED_LABELS if message.origin == UNTRUSTED else _LABELS
+    return labels.get(message.role, message.role.title())
+
+
 def _line(message: Message) -> str:
-    label = _LABELS.get(message.role, message.role.title())
+    label = _label(message)
     return f"{label}: {_BREAKS.sub(_CONTINUATION, message.text)}"
 
 
@@ -61,7 +70,7 @@ def chunk_messages(messages: Iterable[Message], max_chars: int) -> list[list[Mes
 
 
 def _split_message(message: Message, max_chars: int) -> list[Message]:
-    room = max_chars - len(_LABELS.get(message.role, message.role)) - 2
+    room = max_chars - len(_label(message)) - 2
     text = message.text
     if _rendered_len(text) <= room:
         return [message]
@@ -74,5 +83,6 @@ def _split_message(message: Message, max_chars: int) -> list[Message]:
         parts.append(text[:cut])
         text = text[cut:]
     parts.append(text)
-    return [Message(message.role, part, message.event_id, message.timestamp, message.position)
+    return [Message(message.role, part, message.event_id, message.timestamp, message.position,
+                    message.origin)
             for part in parts if part]

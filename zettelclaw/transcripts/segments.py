@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import orjson
 
+from ..people import AGENT, OWNER, SYSTEM, UNTRUSTED, is_network_tool
 from ..private import PrivateSpans, hide_spans
 from .clean import _HIDDEN_TURN_TOOLS, clean_text, content_text
 from .shapes import ASSISTANT, USER, Message, Segment
@@ -39,6 +40,8 @@ class _Segmenter:
         self.first_id: str | None = None
         self.last_id: str | None = None
         self.hidden_turn = False
+        self.turn_origin: str | None = None  # the last user message's origin (None: unsaid)
+        self.tainted = False  # a network-sourced tool result came since that message
         self.open_private: dict[str, int] = {}  # a role's <private> left open by its last message
 
     def feed(self, event) -> None:
@@ -69,6 +72,7 @@ class _Segmenter:
 
     def _message(self, message: dict, event: dict, event_id: str | None, position: int) -> None:
         role = message.get("role")
+        self._track_origin(role, message)
         if not self._in_conversation(role, message):
             return
         text, spans, self.open_private[role] = hide_spans(content_text(message.get("content")),
@@ -81,7 +85,32 @@ class _Segmenter:
             own_id = message.get("id")
             event_id = own_id if isinstance(own_id, str) else None
         self.messages.append(Message(role, text, event_id, _timestamp_of(event, message),
-                                     position))
+                                     position, self._origin(role, message)))
+
+    def _track_origin(self, role, message: dict) -> None:
+        """Follow the turn: a user message starts one (its origin from
+        ``__openclaw.senderIsOwner``); a network-sourced tool result taints the rest of it, as
+        OpenClaw's own memory does (docs/concepts/memory-architecture.md)."""
+        if role == USER:
+            provenance = message.get("provenance")
+            if isinstance(provenance, dict) and provenance.get("kind") == "internal_system":
+                self.turn_origin = SYSTEM
+            else:
+                said = _openclaw(message).get("senderIsOwner")
+                self.turn_origin = OWNER if said is True else UNTRUSTED if said is False \
+                    else None
+            self.tainted = False
+        elif role == "toolResult" and (is_network_tool(message.get("toolName"))
+                                       or _openclaw(message).get("networkSourced") is True):
+            self.tainted = True
+
+    def _origin(self, role, message: dict) -> str | None:
+        """Where a kept message's words came from (None: the transcript does not say)."""
+        if role == USER:
+            return self.turn_origin
+        if self.tainted or _openclaw(message).get("turnTainted") is True:
+            return UNTRUSTED
+        return AGENT if self.turn_origin == OWNER else self.turn_origin
 
     def _in_conversation(self, role, message: dict) -> bool:
         """Whether a message is the human's or the assistant's part of the conversation.
@@ -126,6 +155,12 @@ class _Segmenter:
                 segment.messages = fresh
                 kept.append(segment)
         return kept
+
+
+def _openclaw(message: dict) -> dict:
+    """OpenClaw's own marks on a message (``__openclaw``), {} when none."""
+    marks = message.get("__openclaw")
+    return marks if isinstance(marks, dict) else {}
 
 
 def _message_of(event: dict, kind):

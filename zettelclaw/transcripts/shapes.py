@@ -21,6 +21,11 @@ class Message:
     timestamp: str | None = None
     # where the message sits in the session's event stream; lets a cursor cut inside a segment
     position: int | None = field(default=None, compare=False, repr=False)
+    # where the words came from (zettelclaw.people's origin classes), set from the transcript:
+    # "owner" / "untrusted" for a user message whose __openclaw.senderIsOwner says so, "agent" /
+    # "untrusted" for the assistant's (after a network-sourced tool result in the turn, or in a
+    # non-owner's turn); None when the transcript does not say (2026.2): the session decides
+    origin: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -37,7 +37,7 @@ def journal_items(entry: dict, moment: datetime, topic: Topic | None,
     heading = SECTION_OF.get(kind)
     if heading is None:
         return []
-    words = names.text(entry.get("content"))
+    words = names.text(entry.get("content")) + names.marked(entry)
     about = f" ({topic.link()})" if topic is not None else ""
     fixed = replaces(replaced)
     if kind == "handoff":

@@ -76,6 +76,15 @@ def wikilink(folder: str, stem: str, shown: str | None = None) -> str:
 _INERT = str.maketrans({"[": "\\[", "]": "\\]", "`": "\\`"})
 
 
+def marked(entry: dict) -> str:
+    """`` [untrusted, from session S]`` / `` [person: P]`` after an entry's words when it is
+    not plainly the owner's (docs/people.md), else ""."""
+    from ..people import mark
+
+    said = mark(entry)
+    return f" {text(said, 200)}" if said else ""
+
+
 def text(value, limit: int = 1000) -> str:
     """An entry's words on one line, inert in Markdown: no ``[[link]]``, code fence, ``%%``
     comment or ``<!--`` can start inside them."""

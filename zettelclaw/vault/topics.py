@@ -66,7 +66,7 @@ def topic_items(entry: dict, day: str, replaced: tuple[str, str | None] | None
                 ) -> list[tuple[str, str]]:
     """(section, item) of ``entry`` on its subject's page."""
     kind = entry.get("type")
-    words = names.text(entry.get("content"))
+    words = names.text(entry.get("content")) + names.marked(entry)
     journal = names.wikilink(layout.JOURNAL, day, day)
     fixed = replaces(replaced)
     if kind in ("fact", "decision"):

@@ -71,8 +71,10 @@ function logStamp(logFile) {
 export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_MS, logger } = {}) {
   const cache = new Map(); // agent + sessionId -> {stamp, promise}
 
-  async function load(settings, agent) {
+  async function load(settings, agent, sessionKey) {
     const args = agent ? ["handoff", "--agent", agent] : ["handoff"];
+    // whose session it is: that person's handoff (docs/people.md)
+    if (sessionKey) args.push("--session-key", sessionKey);
     const result = await runCommand(settings, args, { timeoutMs });
     if (result.timedOut) {
       logger?.warn?.(`zettelclaw: handoff took longer than ${timeoutMs} ms; this turn goes without it`);
@@ -88,9 +90,9 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
   }
 
   /** The cached run for this session and log, if there is one (a promise of {text, ok}). */
-  function cached(sessionId, agent) {
+  function cached(sessionId, agent, sessionKey) {
     const stamp = logStamp(getSettings().logFile);
-    const found = cache.get(`${agent || ""}\n${sessionId || ""}`);
+    const found = cache.get(`${agent || ""}\n${sessionKey || ""}\n${sessionId || ""}`);
     return stamp !== null && found && found.stamp === stamp ? found.promise : undefined;
   }
 
@@ -99,13 +101,13 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
    * the `zettelclaw handoff` run on a cache miss: `zettelclaw recall --handoff` (recall.js)
    * answers both in one process, and its handoff is cached here like any other.
    */
-  async function raw(sessionId, agent, loader) {
+  async function raw(sessionId, agent, loader, sessionKey) {
     const settings = getSettings();
     const stamp = logStamp(settings.logFile);
-    const key = `${agent || ""}\n${sessionId || ""}`;
-    const hit = cached(sessionId, agent);
+    const key = `${agent || ""}\n${sessionKey || ""}\n${sessionId || ""}`;
+    const hit = cached(sessionId, agent, sessionKey);
     if (hit) return (await hit).text;
-    const promise = loader ? loader() : load(settings, agent);
+    const promise = loader ? loader() : load(settings, agent, sessionKey);
     if (stamp !== null) {
       cache.delete(key);
       cache.set(key, { stamp, promise });
@@ -116,8 +118,8 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
     return value.text;
   }
 
-  async function get(sessionId, agent) {
-    const text = await raw(sessionId, agent);
+  async function get(sessionId, agent, sessionKey) {
+    const text = await raw(sessionId, agent, undefined, sessionKey);
     return text ? frameHandoff(text) : undefined;
   }
 

@@ -116,8 +116,8 @@ export function createHookHandlers(getSettings, {
     let extra;
     try {
       ({ handoff: text, recalled: extra } = recall
-        ? await recall(userMessage(event), agent, session)
-        : { handoff: await handoff.raw(session, agent) });
+        ? await recall(userMessage(event), agent, session, str(ctx.sessionKey))
+        : { handoff: await handoff.raw(session, agent, undefined, str(ctx.sessionKey)) });
     } catch (err) {
       logger?.warn?.(`zettelclaw: handoff and recall skipped: ${err.message}`);
     }

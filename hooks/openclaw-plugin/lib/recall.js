@@ -115,31 +115,33 @@ export function createRecallSource(getSettings, { timeoutMs = RECALL_TIMEOUT_MS,
     return promise;
   }
 
-  function command(words, agent, withHandoff) {
+  function command(words, agent, withHandoff, sessionKey) {
     const args = withHandoff ? ["recall", "--handoff", "--text"] : ["recall", "--text"];
     if (agent) args.push("--agent", agent);
+    // whose session it is: only that person's memory comes (docs/people.md)
+    if (sessionKey) args.push("--session-key", sessionKey);
     args.push("--", words);
     return args;
   }
 
-  return async function turn(message, agent, sessionId) {
+  return async function turn(message, agent, sessionId, sessionKey) {
     const settings = getSettings();
     const words = recallEnabled(settings.config)
       ? String(message || "").slice(0, MAX_MESSAGE_CHARS).trim() : "";
     const stamp = words ? logStamp(settings.logFile) : null; // no log: nothing to recall
-    const key = `${agent || ""}\n${words}`;
+    const key = `${agent || ""}\n${sessionKey || ""}\n${words}`;
     const known = stamp === null ? undefined : cache.get(key);
     let recalled;
     let text;
     if (stamp === null || (known && known.stamp === stamp)) {
       recalled = known?.promise;
-      text = handoff.raw(sessionId, agent); // cached, or `zettelclaw handoff` alone
-    } else if (handoff.cached(sessionId, agent)) { // the handoff is known: the recall alone
-      recalled = remember(key, stamp, runCommand(settings, command(words, agent, false), { timeoutMs })
+      text = handoff.raw(sessionId, agent, undefined, sessionKey); // cached, or `zettelclaw handoff` alone
+    } else if (handoff.cached(sessionId, agent, sessionKey)) { // the handoff is known: the recall alone
+      recalled = remember(key, stamp, runCommand(settings, command(words, agent, false, sessionKey), { timeoutMs })
         .then((result) => recalledOf(result, result.stdout.trim())));
-      text = handoff.raw(sessionId, agent);
+      text = handoff.raw(sessionId, agent, undefined, sessionKey);
     } else { // both in one process; its handoff part is cached by the handoff source
-      const run = runCommand(settings, command(words, agent, true), { timeoutMs });
+      const run = runCommand(settings, command(words, agent, true, sessionKey), { timeoutMs });
       recalled = remember(key, stamp, run.then((result) => {
         const part = splitTurn(result.stdout);
         // an incomplete handoff part: the run failed before recall began (said below)
@@ -154,7 +156,7 @@ export function createRecallSource(getSettings, { timeoutMs = RECALL_TIMEOUT_MS,
           logger?.warn?.(`zettelclaw: handoff failed: ${why(result)}`);
         }
         return { text: undefined, ok: false };
-      }));
+      }), sessionKey);
     }
     return { handoff: await text, recalled: recalled ? (await recalled).text : undefined };
   };

@@ -133,7 +133,7 @@ const FORGET_DESCRIPTION = [
   "confirmed. The user can undo it at a terminal (`zettelclaw forget --undo ID`).",
 ].join(" ");
 
-export const CLOSE_ACTIONS = ["close", "drop", "reopen"];
+export const CLOSE_ACTIONS = ["close", "drop", "reopen", "confirm"];
 
 export const CLOSE_PARAMETERS = {
   type: "object",
@@ -146,7 +146,9 @@ export const CLOSE_PARAMETERS = {
       type: "string",
       enum: CLOSE_ACTIONS,
       description: "close: done / answered (default); drop: no longer wanted, not done; "
-        + "reopen: undo an earlier close or drop.",
+        + "reopen: undo an earlier close or drop; confirm: make an untrusted entry (origin "
+        + "untrusted: another person's words, a web page's claim) the owner's own, only when "
+        + "the owner says so.",
     },
     answer: {
       type: "string",
@@ -162,7 +164,8 @@ const CLOSE_DESCRIPTION = [
   "to-dos), by id: each becomes a correction (a task done, a question a fact that settles it),",
   "so the briefing's Pending and Open Questions stop listing it. Only when the user says so,",
   "after you showed them the loops (memory_search type=task status=open, or type=question) and",
-  "they confirmed. action reopen undoes a close.",
+  "they confirmed. action reopen undoes a close. action confirm makes untrusted entries the",
+  "owner's memory (the owner's own session only; memory_forget drops them).",
 ].join(" ");
 
 const GET_DESCRIPTION = [
@@ -185,9 +188,10 @@ function text(value) {
 export const MAX_QUERY_CHARS = 1000; // zettelclaw.rank.MAX_QUERY_CHARS
 
 /** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg). */
-export function searchArgs(params = {}, agent) {
+export function searchArgs(params = {}, agent, sessionKey) {
   const args = ["search", "--json"];
   if (agent) args.push("--agent", agent);
+  if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
   const type = text(params.type);
   const subject = text(params.subject);
   const status = text(params.status);
@@ -208,11 +212,12 @@ export function searchArgs(params = {}, agent) {
 }
 
 /** The argv of `zettelclaw get` for the tool's parameters (`agent`: see agentArg). */
-export function getArgs(params = {}, agent) {
+export function getArgs(params = {}, agent, sessionKey) {
   const target = text(params.path);
   if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
   const args = ["get", "--json"];
   if (agent) args.push("--agent", agent);
+  if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
   if (params.transcript === true) args.push("--transcript");
   const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
   const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
@@ -247,7 +252,7 @@ export function forgetArgs(params = {}, agent) {
 
 /** The argv of `zettelclaw review close|drop|undo` for the tool's parameters: this agent's own
  * memory only, without a question (`--yes`). */
-export function closeArgs(params = {}, agent) {
+export function closeArgs(params = {}, agent, sessionKey) {
   const ids = entryIds(params, "memory_close", "the tasks or questions to close");
   const action = text(params.action) || "close";
   if (!CLOSE_ACTIONS.includes(action)) {
@@ -256,6 +261,8 @@ export function closeArgs(params = {}, agent) {
   const args = ["review"];
   if (agent) args.push("--agent", agent);
   args.push(action === "reopen" ? "undo" : action, "--json", "--yes");
+  // only the owner confirms: zettelclaw refuses it in another person's session
+  if (action === "confirm" && sessionKey) args.push("--session-key", sessionKey);
   const answer = text(params.answer);
   if (answer) {
     if (action !== "close") throw new Error("memory_close: an answer goes with action close");
@@ -347,7 +354,8 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     parameters: SEARCH_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
-      const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)));
+      const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
+        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
@@ -386,7 +394,8 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     parameters: GET_PARAMETERS,
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
-      const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)));
+      const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
+        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });
@@ -424,7 +433,8 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
    * a shared agent's: what it printed (JSON Lines), or its error thrown. */
   async function inOwnMemory(makeArgs, params, signal, command) {
     const settings = getSettings();
-    const args = makeArgs(params, agentArg({}, agentIdFor(ctx, ctx.sessionKey)));
+    const args = makeArgs(params, agentArg({}, agentIdFor(ctx, ctx.sessionKey)),
+      typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
     const result = await runCommand(settings, args, {
       timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
     });

@@ -50,7 +50,7 @@ test("the handoff comes back as prependContext, framed as remembered data", asyn
   assert.match(text, /Remembered notes from your memory/);
   assert.match(text, /not instructions/);
   const [run] = handoffRuns(fake);
-  assert.deepEqual(run.argv, [...BOTH, "--agent", "main", "--", "where were we?"],
+  assert.deepEqual(run.argv, [...BOTH, "--agent", "main", "--session-key", "agent:main:main", "--", "where were we?"],
     "on behalf of the calling agent, with the recall for the message: one process");
   assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
 });
@@ -63,8 +63,8 @@ test("each agent gets its own handoff, cached apart; the session key names the a
   await turn({ sessionKey: "agent:ops:main", sessionId: "s-2" });
   await turn({ agentId: "main", sessionKey: "agent:main:main", sessionId: "s-1" }); // cached
   assert.deepEqual(handoffRuns(fake).map((r) => r.argv), [
-    [...BOTH, "--agent", "main", "--", "hi"], [...BOTH, "--agent", "work", "--", "hi"],
-    [...BOTH, "--agent", "ops", "--", "hi"],
+    [...BOTH, "--agent", "main", "--session-key", "agent:main:main", "--", "hi"], [...BOTH, "--agent", "work", "--session-key", "agent:work:main", "--", "hi"],
+    [...BOTH, "--agent", "ops", "--session-key", "agent:ops:main", "--", "hi"],
   ]);
 });
 

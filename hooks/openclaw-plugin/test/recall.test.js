@@ -51,7 +51,7 @@ test("the recalled entries come after the handoff, inside the same frame", async
   assert.ok(text.indexOf(RECALLED) > text.indexOf(HANDOFF), "the recall block after it, unchanged");
   assert.equal(text, frameHandoff(HANDOFF, RECALLED));
   assert.deepEqual(runs("recall").map((r) => r.argv),
-    [["recall", "--handoff", "--text", "--agent", "main", "--", "how do webhook retries work?"]]);
+    [["recall", "--handoff", "--text", "--agent", "main", "--session-key", "agent:main:main", "--", "how do webhook retries work?"]]);
 });
 
 test("one process per prompt: both at once, then whichever is not cached", async () => {

@@ -75,7 +75,7 @@ test("memory_search maps every parameter onto `zettelclaw search --json`", async
   });
   const [run] = fake.records("finished");
   assert.deepEqual(run.argv, [
-    "search", "--json", "--agent", "main", "--type", "decision", "--subject", "auth-migration",
+    "search", "--json", "--agent", "main", "--session-key", "agent:main:main", "--type", "decision", "--subject", "auth-migration",
     "--status", "open", "--all", "--limit", "5", "--", "webhook retries",
   ]);
   assert.equal(run.env.OPENCLAW_WORKSPACE_DIR, "/ws/main", "MEMORY.md of this agent's workspace");
@@ -87,8 +87,8 @@ test("memory_search with only a query, and with only filters", async () => {
   await tools.memory_search.execute("c", { query: "-rf looks like an option" });
   await tools.memory_search.execute("c", { status: "open", maxResults: 500 });
   const [first, second] = fake.records("finished");
-  assert.deepEqual(first.argv, ["search", "--json", "--agent", "main", "--limit", "10", "--", "-rf looks like an option"]);
-  assert.deepEqual(second.argv, ["search", "--json", "--agent", "main", "--status", "open", "--limit", "50"]);
+  assert.deepEqual(first.argv, ["search", "--json", "--agent", "main", "--session-key", "agent:main:main", "--limit", "10", "--", "-rf looks like an option"]);
+  assert.deepEqual(second.argv, ["search", "--json", "--agent", "main", "--session-key", "agent:main:main", "--status", "open", "--limit", "50"]);
 });
 
 test("memory_search returns log entries and memory chunks as details and JSON text", async () => {
@@ -206,7 +206,7 @@ test("memory_get maps path, from and lines onto `zettelclaw get --json`", async 
   const details = parsed(await tools.memory_get.execute("c", { path: "MEMORY.md", from: 2, lines: 3 }));
   assert.deepEqual(details, file);
   const [run] = fake.records("finished");
-  assert.deepEqual(run.argv, ["get", "--json", "--agent", "main", "--from", "2", "--lines", "3", "--", "MEMORY.md"]);
+  assert.deepEqual(run.argv, ["get", "--json", "--agent", "main", "--session-key", "agent:main:main", "--from", "2", "--lines", "3", "--", "MEMORY.md"]);
   assert.equal(run.env.OPENCLAW_WORKSPACE_DIR, "/ws/main");
 });
 
@@ -215,7 +215,7 @@ test("memory_get of an entry id returns the entry (with replacedBy when correcte
   const { fake, tools } = setup({ behavior: { get: { stdout: jsonLines([entry]) } } });
   const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id }));
   assert.deepEqual(details, { entries: [entry] });
-  assert.deepEqual(fake.records("finished")[0].argv, ["get", "--json", "--agent", "main", "--", DECISION.id]);
+  assert.deepEqual(fake.records("finished")[0].argv, ["get", "--json", "--agent", "main", "--session-key", "agent:main:main", "--", DECISION.id]);
 });
 
 test("memory_get of session:<id> returns a page of its conversations, from and lines passed on", async () => {
@@ -227,7 +227,7 @@ test("memory_get of session:<id> returns a page of its conversations, from and l
   const details = parsed(await tools.memory_get.execute("c", { path: "session:abc12345", from: 201, lines: 2 }));
   assert.deepEqual(details, page);
   assert.deepEqual(fake.records("finished")[0].argv,
-    ["get", "--json", "--agent", "main", "--from", "201", "--lines", "2", "--", "session:abc12345"]);
+    ["get", "--json", "--agent", "main", "--session-key", "agent:main:main", "--from", "201", "--lines", "2", "--", "session:abc12345"]);
 });
 
 test("memory_get with transcript: true reads the conversation an entry came from", async () => {
@@ -240,10 +240,10 @@ test("memory_get with transcript: true reads the conversation an entry came from
   const details = parsed(await tools.memory_get.execute("c", { path: DECISION.id, transcript: true }));
   assert.deepEqual(details, page);
   assert.deepEqual(fake.records("finished")[0].argv,
-    ["get", "--json", "--agent", "main", "--transcript", "--", DECISION.id]);
+    ["get", "--json", "--agent", "main", "--session-key", "agent:main:main", "--transcript", "--", DECISION.id]);
   // anything but a literal true leaves it off
   await tools.memory_get.execute("c", { path: DECISION.id, transcript: "yes" });
-  assert.deepEqual(fake.records("finished")[1].argv, ["get", "--json", "--agent", "main", "--", DECISION.id]);
+  assert.deepEqual(fake.records("finished")[1].argv, ["get", "--json", "--agent", "main", "--session-key", "agent:main:main", "--", DECISION.id]);
 });
 
 test("memory_get throws when zettelclaw cannot find it", async () => {
@@ -280,14 +280,14 @@ test("the tools run on behalf of the calling agent: ctx.agentId, else the sessio
   await tools.memory_search.execute("c", { query: "billing" });
   await tools.memory_get.execute("c", { path: "session:abc12345" });
   const [search, get] = fake.records("finished");
-  assert.deepEqual(search.argv, ["search", "--json", "--agent", "work", "--limit", "10", "--", "billing"]);
-  assert.deepEqual(get.argv, ["get", "--json", "--agent", "work", "--", "session:abc12345"]);
+  assert.deepEqual(search.argv, ["search", "--json", "--agent", "work", "--session-key", "agent:work:main", "--limit", "10", "--", "billing"]);
+  assert.deepEqual(get.argv, ["get", "--json", "--agent", "work", "--session-key", "agent:work:main", "--", "session:abc12345"]);
   assert.equal(search.env.OPENCLAW_WORKSPACE_DIR, "/ws/work");
 
   const keyed = setup({ behavior: { search: { stdout: "" } }, ctx: { sessionKey: "agent:ops:main" } });
   await keyed.tools.memory_search.execute("c", { status: "open" });
   assert.deepEqual(keyed.fake.records("finished")[0].argv,
-    ["search", "--json", "--agent", "ops", "--status", "open", "--limit", "10"]);
+    ["search", "--json", "--agent", "ops", "--session-key", "agent:ops:main", "--status", "open", "--limit", "10"]);
 });
 
 test("sharing in the plugin config lets an agent read the agents listed for it, no others", async () => {
@@ -458,7 +458,7 @@ test("memory_close: closes, drops or reopens loops by id in this agent's memory"
   const tool = tools.memory_close;
   assert.equal(tool.label, "Memory Close");
   assert.deepEqual(tool.parameters.required, ["ids"]);
-  assert.deepEqual(tool.parameters.properties.action.enum, ["close", "drop", "reopen"]);
+  assert.deepEqual(tool.parameters.properties.action.enum, ["close", "drop", "reopen", "confirm"]);
   assert.match(tool.description, /confirmed/);
   const details = parsed(await tool.execute("c", { ids: [TASK.id] }));
   assert.deepEqual(details, {
@@ -468,6 +468,7 @@ test("memory_close: closes, drops or reopens loops by id in this agent's memory"
   await tool.execute("c", { ids: [TASK.id], action: "drop" });
   await tool.execute("c", { ids: [done.id], action: "reopen" });
   await tool.execute("c", { ids: ["Jn2fR_7vKw4X"], answer: "Yes, with the queue" });
+  await tool.execute("c", { ids: [TASK.id], action: "confirm" });
   const argvs = fake.records("finished").map((r) => r.argv);
   assert.deepEqual(argvs, [
     ["review", "--agent", "main", "close", "--json", "--yes", "--", TASK.id],
@@ -475,6 +476,9 @@ test("memory_close: closes, drops or reopens loops by id in this agent's memory"
     ["review", "--agent", "main", "undo", "--json", "--yes", "--", done.id],
     ["review", "--agent", "main", "close", "--json", "--yes", "--answer", "Yes, with the queue",
       "--", "Jn2fR_7vKw4X"],
+    // the session asking goes with a confirm: zettelclaw refuses anyone but the owner's
+    ["review", "--agent", "main", "confirm", "--json", "--yes", "--session-key",
+      "agent:main:main", "--", TASK.id],
   ]);
 });
 
