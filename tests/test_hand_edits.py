@@ -1,0 +1,55 @@
+"""The log is text, edited by hand (the design invites it: "grep-friendly, git-friendly"):
+whatever a person does to it with sed, an editor or cp, every command answers from what the
+log now says."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.conftest import write_log
+from tests.test_briefing import block_of, sections
+from tests.test_briefing_kept import a_year, printed
+
+
+@pytest.fixture
+def memory(zc_env):
+    return zc_env["workspace"] / "MEMORY.md"
+
+
+def search(zc, word: str) -> list[str]:
+    """What ``zettelclaw search --json WORD`` finds (the per-turn path, as a person runs it)."""
+    import orjson
+
+    result = zc("search", "--json", word)
+    assert result.returncode == 0, result.stderr
+    return [orjson.loads(line)["content"] for line in result.stdout.splitlines()]
+
+
+def test_a_task_marked_done_with_sed_and_cp_leaves_pending_and_its_new_word_is_found(
+        cli, zc, log_dir, memory):
+    """``sed ... > x && cp x log.jsonl`` keeps the log's inode and, here, its size: the
+    caches kept beside it describe bytes that changed far from its end."""
+    log = write_log(log_dir, a_year())
+    assert "Day 345 task 2 about garden (garden)" in sections(printed(cli, "--no-llm"))["Pending"]
+    assert search(zc, "turnip") == []  # the counts and the words are kept
+    for cache in ("brief-rows.json", "brief-digest.json", "rank-stats.json", "rank-index.bin"):
+        assert (log_dir / cache).exists(), cache
+    before = log.stat()
+
+    edited = log_dir / "x"
+    with open(edited, "wb") as out:
+        subprocess.run(["sed", "-e", '/Day 345 task 2/s/"status":"open"/"status":"done"/',
+                        "-e", "s/Day 300 task 2 about garden/Day 300 task 2 about turnip/",
+                        str(log)], stdout=out, check=True)
+    subprocess.run(["cp", str(edited), str(log)], check=True)
+    assert (log.stat().st_ino, log.stat().st_size) == (before.st_ino, before.st_size)
+
+    pending = sections(printed(cli, "--no-llm"))["Pending"]
+    assert not any(item.startswith("Day 345 task 2") for item in pending)
+    assert "Day 300 task 2 about turnip (garden)" in pending
+    assert search(zc, "turnip") == ["Day 300 task 2 about turnip"]
+    result = cli("brief", "--no-llm", "--no-vault")
+    assert result.exit_code == 0, result.stderr
+    assert "Day 345 task 2" not in block_of(memory)
