@@ -53,3 +53,33 @@ def test_a_task_marked_done_with_sed_and_cp_leaves_pending_and_its_new_word_is_f
     result = cli("brief", "--no-llm", "--no-vault")
     assert result.exit_code == 0, result.stderr
     assert "Day 345 task 2" not in block_of(memory)
+
+
+def test_a_line_pasted_twice_is_one_entry_in_search_export_the_briefing_and_stats(
+        cli, zc, log_dir):
+    """A person copies a decision's line (a merge that kept both sides, a paste): the same id
+    twice is one decision."""
+    import orjson
+
+    from tests.test_briefing import EXAMPLE_LINES, NIGHT
+
+    log = write_log(log_dir, EXAMPLE_LINES)
+    decision = next(line for line in log.read_bytes().splitlines()
+                    if b"exponential backoff for webhooks" in line)
+    with open(log, "ab") as fh:
+        fh.write(decision + b"\n")
+
+    assert search(zc, "exponential") == \
+        ["Queue-based retries with exponential backoff for webhooks"]
+    listed = cli.lines("search", "--json", "--type", "decision")
+    assert [e["content"] for e in listed].count(
+        "Queue-based retries with exponential backoff for webhooks") == 1
+    exported = cli("export")
+    assert exported.exit_code == 0, exported.stderr
+    assert exported.stdout.count("exponential backoff for webhooks") == 1
+    decisions = sections(printed(cli, "--no-llm", night=NIGHT))["Recent Decisions"]
+    assert decisions == ["2026-02-20: Queue-based retries with exponential backoff for webhooks",
+                         "2026-02-18: Bun over yarn — 3-4x faster, one-way door"]
+    stats = orjson.loads(cli("stats", "--json").stdout)
+    assert stats["entries"]["total"] == len(EXAMPLE_LINES)
+    assert stats["entries"]["byType"]["decision"] == 3

@@ -367,15 +367,15 @@ class Log:
                 yield entry
 
     def get(self, entry_id: str) -> dict | None:
-        """The entry with ``entry_id`` (the last one, should an id ever repeat)."""
+        """The entry with ``entry_id`` (its first line, should an id ever repeat: as
+        :class:`~zettelclaw.resolve.Resolution` takes it)."""
         needle = b'"id":"' + entry_id.encode() + b'"'
-        found = None
         for line in self.lines():
             if needle in line:
                 entry = parse_line(line)
                 if entry is not None and entry["id"] == entry_id:
-                    found = entry
-        return found
+                    return entry
+        return None
 
     def ids(self) -> set[str]:
         return {e["id"] for e in self.entries()}

@@ -160,8 +160,17 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True, started=N
     Applies replacement resolution: replaced entries are skipped, or marked with
     ``replacedBy`` when ``query.include_replaced``. With ripgrep, rg reads the log
     (:class:`zettelclaw.ripgrep.Filtered`; ``started``: those passes, started by the hot path
-    before it imported this module); else Python reads it twice.
+    before it imported this module); else Python reads it twice. A line repeated by hand (its
+    id written again) is yielded once, its first time, as every reader takes it.
     """
+    seen: set[str] = set()
+    for pos, entry in _scan(query, path, warn=warn, started=started):
+        if entry["id"] not in seen:
+            seen.add(entry["id"])
+            yield pos, entry
+
+
+def _scan(query: Query, path: Path | None, *, warn: bool, started):
     from . import paths
 
     path = path or paths.log_path()

@@ -80,6 +80,7 @@ def read(options: Options, log_path: Path | None = None, *, trust: bool = True,
     now = options.now or clock.now()
     log = rows.read(log_path, trust=trust, keep=options.keep_rows)
     entries, stamps = _entries_of_the_night(options, format_ts(now), log.entries, log.kept)
+    entries, stamps = _first_of_each_id(entries, stamps)
     resolution = Resolution(entries)
     night = len(entries)
     # what was forgotten or purged is neither shown nor activity: as if never written;
@@ -95,6 +96,17 @@ def read(options: Options, log_path: Path | None = None, *, trust: bool = True,
         digested(log, now, resolution, gone, night, stamps, subjects)
     return _snapshot(options, now, log, log_path, tally, resolution.by_id,
                      set(resolution.replaced_by), gone)
+
+
+def _first_of_each_id(entries: list[dict], stamps: list):
+    """A line repeated by hand (its id written again) is one entry, its first line, as
+    :class:`~zettelclaw.resolve.Resolution` takes it (such a log is not digested:
+    :func:`.digest.keep` sees fewer entries than lines)."""
+    seen: set[str] = set()
+    keep = [i for i, e in enumerate(entries) if not (e["id"] in seen or seen.add(e["id"]))]
+    if len(keep) == len(entries):
+        return entries, stamps
+    return [entries[i] for i in keep], [stamps[i] for i in keep]
 
 
 def _snapshot(options: Options, now: datetime, log, log_path, tally: _Tally, by_id,

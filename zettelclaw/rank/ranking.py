@@ -84,8 +84,16 @@ class _Pool:
 
     def ranked(self) -> list:
         """The items, the later place first (the final sort is stable: equal scores and dates
-        keep this order)."""
-        return sorted(self.top, key=lambda entry: entry[1], reverse=True)
+        keep this order); an entry whose line was repeated by hand (its id written again)
+        once, at its first line, as every reader takes it."""
+        first: dict[str, int] = {}
+        for _, place, item, _ in self.top:
+            key = item.get("id") if place >= 0 else None
+            if key is not None and place < first.get(key, place + 1):
+                first[key] = place
+        return sorted((entry for entry in self.top
+                       if entry[1] < 0 or first.get(entry[2].get("id"), entry[1]) == entry[1]),
+                      key=lambda entry: entry[1], reverse=True)
 
 
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
