@@ -83,3 +83,52 @@ def test_a_line_pasted_twice_is_one_entry_in_search_export_the_briefing_and_stat
     stats = orjson.loads(cli("stats", "--json").stdout)
     assert stats["entries"]["total"] == len(EXAMPLE_LINES)
     assert stats["entries"]["byType"]["decision"] == 3
+
+
+def _doctor_says(cli) -> dict | None:
+    import json
+
+    report = json.loads(cli("doctor", "--json").stdout)
+    return next((c for c in report["checks"] if c["name"] == "corrections"), None)
+
+
+def test_doctor_names_a_correction_whose_middle_line_was_deleted(cli, log_dir):
+    """A chain booked <- rebooked <- done: deleting the middle line by hand brings the first
+    version back as current (the task open again); doctor says which line lost its target."""
+    from tests.test_briefing import entry
+
+    write_log(log_dir, [
+        entry("task", "Book the flights to Lisbon", "2026-02-10", "trip", id="bookFlights1"),
+        entry("task", "Book the flights to Lisbon for the 12th", "2026-02-11", "trip",
+              id="bookFlights2", replaces="bookFlights1"),
+        entry("task", "Book the flights to Lisbon for the 12th", "2026-02-12", "trip",
+              id="bookFlights3", replaces="bookFlights2", status="done"),
+    ])
+    assert _doctor_says(cli) is None
+    subprocess.run(["sed", "-i", "/bookFlights2\",\"timestamp/d", str(log_dir / "log.jsonl")],
+                   check=True)
+    assert [e["id"] for e in cli.lines("search", "--json", "--status", "open")] == \
+        ["bookFlights1"]  # what the edit did: the first booking is open again
+
+    check = _doctor_says(cli)
+    assert check["status"] == "warn"
+    assert "bookFlights3 (task) replaces bookFlights2, which is not in the log" in check["detail"]
+    assert "--replaces" in check["fix"]
+
+
+def test_doctor_names_a_correction_moved_above_what_it_replaces(cli, log_dir):
+    """Lines sorted by hand put a correction before the fact it corrects: it hides nothing,
+    the old fact shows again, and doctor says so."""
+    from tests.test_briefing import entry
+
+    old = entry("fact", "The VPN listens on port 8443", "2026-02-10", "office-network",
+                id="vpnPortOld01")
+    new = entry("fact", "The VPN listens on port 443", "2026-02-11", "office-network",
+                id="vpnPortNew01", replaces="vpnPortOld01")
+    write_log(log_dir, [new, old])
+
+    check = _doctor_says(cli)
+    assert "vpnPortNew01 (fact) stands before vpnPortOld01, which it replaces" in check["detail"]
+    doctor = cli("doctor")
+    assert "warn  corrections: 1 line of the log hiding nothing since it was edited" in \
+        doctor.stdout
