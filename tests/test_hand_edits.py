@@ -132,3 +132,31 @@ def test_doctor_names_a_correction_moved_above_what_it_replaces(cli, log_dir):
     doctor = cli("doctor")
     assert "warn  corrections: 1 line of the log hiding nothing since it was edited" in \
         doctor.stdout
+
+
+CAFE_NFC = "caf\u00e9"  # é as one character
+CAFE_NFD = "cafe\u0301"  # e and a combining accent: what some editors and file systems write
+
+
+def test_one_subject_spelled_two_unicode_ways_is_one_subject(cli, log_dir):
+    """Entries filed by hand under "café", typed on two machines: one subject in the
+    briefing's Active, in stats, and for ``--subject café`` typed either way."""
+    import orjson
+
+    from tests.test_briefing import NIGHT, entry
+
+    write_log(log_dir, [
+        entry("fact", "The espresso machine needs descaling monthly", "2026-02-20", CAFE_NFC),
+        entry("task", "Order oat milk for the weekend", "2026-02-21", CAFE_NFD),
+        entry("decision", "Open at 7 on weekdays", "2026-02-22", CAFE_NFC),
+    ])
+
+    active = sections(printed(cli, "--no-llm", night=NIGHT))["Active"]
+    assert active == [f"{CAFE_NFC} — Open at 7 on weekdays"]
+    for typed in (CAFE_NFC, CAFE_NFD):
+        found = cli("search", "--json", "--subject", typed)
+        assert found.exit_code == 0, found.stderr
+        assert len(found.stdout.splitlines()) == 3
+    stats = orjson.loads(cli("stats", "--json").stdout)
+    assert stats["entries"]["bySubject"] == {CAFE_NFC: 3}
+    assert cli("search", "--subject", "Café").exit_code == 2  # still no capitals in a slug

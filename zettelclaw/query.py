@@ -106,7 +106,7 @@ class Query:
         if self.subject is not None:  # a malformed slug is a usage error, not "no entries"
             from .subjects import check_slug
 
-            check_slug(self.subject)
+            self.subject = check_slug(self.subject)
         check_query(self.text)
         self.words = [w.lower() for w in (self.text or "").split() if w]
 
@@ -114,7 +114,7 @@ class Query:
         """Byte strings every matching raw line must contain (a cheap prefilter)."""
         out = []
         for value in (self.type, self.subject, self.status, self.session):
-            if value:
+            if value and value.isascii():  # (other letters have more than one spelling)
                 out.append(b'"' + value.encode() + b'"')
         if self.agents is not None and len(self.agents) == 1 \
                 and self.default_agent not in self.agents:

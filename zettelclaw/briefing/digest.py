@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .options import Options
     from .sections import Snapshot, _Tally
 
-_VERSION = 1
+_VERSION = 2  # 2: subjects in their normal form (NFC)
 ODD = -2  # a subject's number for an entry whose subject is no name (see :func:`_odd`)
 MARGIN_DAYS = 7  # the horizon: this long before tonight's first window (nights it serves)
 FOLD_AFTER = 16 << 10  # digest again once this much log lies beyond it

@@ -30,7 +30,7 @@ from ..clock import is_plain, sort_key
 from ..logcache import BRIEF_ROWS as CACHE_FILE
 from ..review import SESSION as REVIEW_SESSION
 
-_VERSION = 1
+_VERSION = 2  # 2: subjects in their normal form (NFC)
 STORE_AFTER = 16 << 10  # keep the rows again once this much log lies beyond them
 _KEYS = ("id", "type", "subject", "status", "replaces", "agent", "purged")
 
@@ -223,7 +223,7 @@ def _shown_line(line: bytes) -> dict | None:
 def _parse(block: bytes, base: int, entries: list[dict]) -> _Parsed:
     """Append the entries and records of ``block`` (the log from byte ``base``) to
     ``entries``, parsed whole; their rows and the invalid lines are in the answer."""
-    from ..log import is_entry, record_kind
+    from ..log import is_entry, normal_subject, record_kind
 
     scanned = _scanned_line
     out = _Parsed()
@@ -234,7 +234,7 @@ def _parse(block: bytes, base: int, entries: list[dict]) -> _Parsed:
         line = block[at:nxt]
         obj = scanned(line)
         if is_entry(obj) or record_kind(obj) is not None:
-            entries.append(obj)
+            entries.append(normal_subject(obj))
             out.rows.append(light(obj, base + at))
         elif line.strip():
             out.bad += 1
