@@ -160,3 +160,19 @@ def test_one_subject_spelled_two_unicode_ways_is_one_subject(cli, log_dir):
     stats = orjson.loads(cli("stats", "--json").stdout)
     assert stats["entries"]["bySubject"] == {CAFE_NFC: 3}
     assert cli("search", "--subject", "Café").exit_code == 2  # still no capitals in a slug
+
+
+def test_a_fact_moved_to_another_subject_by_a_correction_leaves_no_empty_active_line(
+        cli, log_dir):
+    from tests.test_briefing import NIGHT, entry
+
+    write_log(log_dir, [
+        entry("fact", "The staging database runs Postgres 15", "2026-02-20", "alpha",
+              id="pgFactAlpha1"),
+        entry("fact", "The staging database runs Postgres 15", "2026-02-21", "beta",
+              id="pgFactBeta01", replaces="pgFactAlpha1"),
+        entry("decision", "Ship beta on Friday", "2026-02-22", "beta"),
+    ])
+
+    assert sections(printed(cli, "--no-llm", night=NIGHT))["Active"] == \
+        ["beta — Ship beta on Friday"]

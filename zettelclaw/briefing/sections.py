@@ -365,7 +365,10 @@ def _sections(tally: _Tally, stale: list[tuple[str, str, str]], full
               ) -> dict[str, Shown | list[str]]:
     """Each section's items, in the order they are shown (Contradictions still empty)."""
     stale_subjects = {subject for _, subject, _ in stale}
-    active = sorted(s for s in tally.active_count if s not in stale_subjects)
+    # a subject active only through entries corrected since into another subject has nothing
+    # current to say: no line (its activity was about what is now filed elsewhere)
+    active = sorted(s for s in tally.active_count
+                    if s not in stale_subjects and s in tally.latest_entry)
     active.sort(key=lambda s: (tally.active_count[s], tally.active_last[s]), reverse=True)
     tally.decisions.sort(key=lambda item: item[0], reverse=True)
     tally.pending.sort(key=tally.rank, reverse=True)
