@@ -46,13 +46,16 @@ class Extractor:
 
     @staticmethod
     def shown_for(transcript: str, resolution, stamp: str | None,
-                  messages: list[str] | None = None) -> Shown:
+                  messages: list[str] | None = None, foreign=frozenset()) -> Shown:
         """The subjects and existing entries shown to the model for a conversation whose text
         is ``transcript`` (:mod:`.context`) and whose person said ``messages``, from
-        ``resolution``: the log as it stood at ``stamp``, the conversation's time."""
+        ``resolution``: the log as it stood at ``stamp``, the conversation's time. The
+        registry's slugs in ``foreign`` (only other agents' entries name them) are not
+        shown."""
         from ..subjects import Registry
 
-        return choose(transcript, resolution, Registry.load().items(), stamp, messages)
+        registry = [(s, r) for s, r in Registry.load().items() if s not in foreign]
+        return choose(transcript, resolution, registry, stamp, messages)
 
     def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
                   shown: Shown | None = None, earlier: list[dict] | None = None) -> str:
@@ -87,21 +90,23 @@ class Extractor:
 
     def extract_segment(self, segment, *, known_ids: set[str], as_of=None,
                         timestamp: str | None = None, resolution=None,
-                        agent: str | None = None,
+                        agent: str | None = None, foreign_subjects=frozenset(),
                         ) -> tuple[list[dict], Usage, list[str], int]:
         """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
         conversation's own time, :func:`segment_time`); ``as_of``: the log as it stood then
         (a :class:`~zettelclaw.resolve.Resolution`), from which the model is shown what the
         conversation is about (:mod:`.context`), and whose ids alone a ``replaces`` may name;
         ``resolution``: the log's replacement map, for the correction rules of
-        :func:`build_entries`. Raises ModelError."""
+        :func:`build_entries`; ``foreign_subjects``: slugs only other agents' entries name,
+        never shown to the model. Raises ModelError."""
         from ..resolve import Resolution
         from ..transcripts import USER, chunk_messages, render
 
         chunks = chunk_messages(segment.messages, self.chunk_chars)
         stamp = timestamp or segment_time(segment)
         shown = self.shown_for(render(segment.messages), as_of or Resolution([]), stamp,
-                               [m.text for m in segment.messages if m.role == USER])
+                               [m.text for m in segment.messages if m.role == USER],
+                               foreign_subjects)
         usage = Usage()
         entries: list[dict] = []
         warnings: list[str] = []

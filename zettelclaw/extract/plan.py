@@ -61,6 +61,8 @@ class Plan:
     fresh: bool  # something lay beyond the cursor (before open conversations were held)
     held: int  # open conversations left to settle
     history: int  # conversations from before the install left for `zettelclaw import`
+    # slugs only other agents' entries name: the model is not shown them (docs/agents.md)
+    foreign_subjects: frozenset = frozenset()
 
 
 def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, messages,
@@ -74,8 +76,13 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
     # this agent's entries only: another agent's memory is not shown to the model, and
     # cannot be corrected from here
     default = paths.default_agent()
-    log_entries = [e for e in Log(warn=False).entries(records=True)
-                   if paths.entry_agent(e, default) == agent]
+    log_entries, theirs = [], set()
+    for e in Log(warn=False).entries(records=True):
+        if paths.entry_agent(e, default) == agent:
+            log_entries.append(e)
+        elif isinstance(e.get("subject"), str):
+            theirs.add(e["subject"])
+    foreign = frozenset(theirs.difference(e.get("subject") for e in log_entries))
     derived = False
     if not cursor and not history:  # no record (never extracted, or pruned after
         # 30 days): the log
@@ -106,4 +113,5 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
                 or _cut_off(s, start)]
         held = len(todo) - len(kept)
         todo = kept
-    return Plan(todo, segments, log_entries, cursor, derived, fresh, held, left_for_import)
+    return Plan(todo, segments, log_entries, cursor, derived, fresh, held, left_for_import,
+                foreign)
