@@ -51,12 +51,21 @@ def crc_upto(fd: int, end: int, start: int = 0, crc: int = 0) -> int:
     return crc
 
 
-def holds(fd: int, kept, size: int) -> bool:
+def holds(fd: int, kept, size: int, known: dict[int, int] | None = None) -> bool:
     """Whether the log (``fd``, ``size`` bytes) still starts with the bytes a cache describes
-    (``kept.size`` bytes, all of them of CRC ``kept.crc``)."""
+    (``kept.size`` bytes, all of them of CRC ``kept.crc``). ``known``: the CRCs of this open
+    log's first bytes computed so far (end -> CRC), for a reader checking two caches (the
+    ranker's counts and words): the second continues the first's CRC."""
     if kept.size > size:
         return False
-    return kept.size == 0 or crc_upto(fd, kept.size) == kept.crc
+    if kept.size == 0:
+        return True
+    if known is None:
+        return crc_upto(fd, kept.size) == kept.crc
+    if kept.size not in known:
+        start = max((end for end in known if end <= kept.size), default=0)
+        known[kept.size] = crc_upto(fd, kept.size, start, known.get(start, 0))
+    return known[kept.size] == kept.crc
 
 
 def replaceable(where: str) -> bool:

@@ -169,9 +169,10 @@ def usable(needles) -> bool:
 _ARRAYS = ("wstarts", "sstarts", "tstarts", "structural", "scored", "counts", "at")
 
 
-def load(log_path, fd: int, size: int) -> Index | None:
+def load(log_path, fd: int, size: int, known: dict[int, int] | None = None) -> Index | None:
     """The kept index of the log open at ``fd`` (``size`` bytes), if it holds for it (mapped,
-    not read: a query touches the pages of the words it looks up)."""
+    not read: a query touches the pages of the words it looks up; ``known``: see
+    :func:`..logcache.holds`)."""
     import mmap
 
     from ..fsutil import open_read
@@ -182,7 +183,7 @@ def load(log_path, fd: int, size: int) -> Index | None:
         found = _parse(mapped)
     except Exception:  # noqa: BLE001 - absent, unreadable, refused or not ours: scan the log
         return None
-    if found is None or found.inode != os.fstat(fd).st_ino or not holds(fd, found, size):
+    if found is None or found.inode != os.fstat(fd).st_ino or not holds(fd, found, size, known):
         return None
     return found
 

@@ -77,7 +77,8 @@ def _read(path: str, inode: int) -> Counted | None:
     return found
 
 
-def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) -> Counted:
+def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None,
+              known: dict[int, int] | None = None) -> Counted:
     """N, entries and field length totals of the log open at ``fd`` (``size`` bytes), all of
     it, a partial last line included (it counts as a line, as it always did); from the kept
     counts plus the lines appended since when they hold. ``count_lines(block, counted)`` adds a
@@ -85,7 +86,7 @@ def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) 
     inode = os.fstat(fd).st_ino
     where = cache_path(path)
     kept = _read(where, inode)
-    if kept is None or not holds(fd, kept, size):
+    if kept is None or not holds(fd, kept, size, known):
         kept = Counted()
     start = kept.size
     tail = data[start:size] if data is not None else os.pread(fd, size - start, start)
