@@ -82,7 +82,8 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
             log_entries.append(e)
         elif isinstance(e.get("subject"), str):
             theirs.add(e["subject"])
-    foreign = frozenset(theirs.difference(e.get("subject") for e in log_entries))
+    foreign = frozenset(theirs.difference(  # (a subject written by hand may be any JSON)
+        e["subject"] for e in log_entries if isinstance(e.get("subject"), str)))
     derived = False
     if not cursor and not history:  # no record (never extracted, or pruned after
         # 30 days): the log
