@@ -176,3 +176,18 @@ def test_a_fact_moved_to_another_subject_by_a_correction_leaves_no_empty_active_
 
     assert sections(printed(cli, "--no-llm", night=NIGHT))["Active"] == \
         ["beta — Ship beta on Friday"]
+
+
+def test_a_corrected_line_pasted_again_after_its_correction_stays_corrected(cli, zc, log_dir):
+    from tests.test_briefing import entry
+
+    old = entry("fact", "The VPN listens on port 8443", "2026-02-10", "office-network",
+                id="vpnPortOld02")
+    new = entry("fact", "The VPN listens on port 443", "2026-02-11", "office-network",
+                id="vpnPortNew02", replaces="vpnPortOld02")
+    write_log(log_dir, [old, new, old])
+
+    listed = cli.lines("search", "--json", "--subject", "office-network")
+    assert [e["content"] for e in listed] == ["The VPN listens on port 443"]
+    assert search(zc, "8443") == []
+    assert search(zc, "vpn port") == ["The VPN listens on port 443"]

@@ -163,11 +163,7 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True, started=N
     before it imported this module); else Python reads it twice. A line repeated by hand (its
     id written again) is yielded once, its first time, as every reader takes it.
     """
-    seen: set[str] = set()
-    for pos, entry in _scan(query, path, warn=warn, started=started):
-        if entry["id"] not in seen:
-            seen.add(entry["id"])
-            yield pos, entry
+    yield from _scan(query, path, warn=warn, started=started)
 
 
 def _scan(query: Query, path: Path | None, *, warn: bool, started):
@@ -206,8 +202,10 @@ def _scan(query: Query, path: Path | None, *, warn: bool, started):
 
     resolution = StreamingResolution.scan(path)
     first, rest = (needles[0], needles[1:]) if needles else (None, [])
+    seen: set[str] = set()
     for pos, entry in Log(path, warn=warn).located(_prefilter(rest, words), needle=first):
-        if query.matches(entry) and _current(pos, entry, resolution, query):
+        if query.matches(entry) and _first(entry, seen) \
+                and _current(pos, entry, resolution, query):
             yield pos, entry
 
 
@@ -234,8 +232,9 @@ def _scan_ripgrep(query: Query, path: Path, started, prefilter, warn: bool):
     if lines is None:
         raise _RipgrepFailed
     resolution, waiting = None, []
+    seen: set[str] = set()
     for pos, entry in Log(path, warn=warn).located(prefilter, lines=lines):
-        if not query.matches(entry):
+        if not query.matches(entry) or not _first(entry, seen):
             continue
         if resolution is None:
             waiting.append((pos, entry))
@@ -274,6 +273,15 @@ def _prefilter(rest: list[bytes], words: list[bytes]):
         return True
 
     return maybe
+
+
+def _first(entry: dict, seen: set[str]) -> bool:
+    """Whether ``entry``'s line is the first of its id (``seen``: the ids met so far, in log
+    order): a line repeated by hand is the same entry, its first line alone read."""
+    if entry["id"] in seen:
+        return False
+    seen.add(entry["id"])
+    return True
 
 
 def _current(pos: int, entry: dict, resolution, query: Query) -> bool:
