@@ -74,6 +74,7 @@ def test_a_line_pasted_twice_is_one_entry_in_search_export_the_briefing_and_stat
     listed = cli.lines("search", "--json", "--type", "decision")
     assert [e["content"] for e in listed].count(
         "Queue-based retries with exponential backoff for webhooks") == 1
+    assert [e["id"] for e in cli.lines("log")].count(decision_id(decision)) == 1
     exported = cli("export")
     assert exported.exit_code == 0, exported.stderr
     assert exported.stdout.count("exponential backoff for webhooks") == 1
@@ -83,6 +84,12 @@ def test_a_line_pasted_twice_is_one_entry_in_search_export_the_briefing_and_stat
     stats = orjson.loads(cli("stats", "--json").stdout)
     assert stats["entries"]["total"] == len(EXAMPLE_LINES)
     assert stats["entries"]["byType"]["decision"] == 3
+
+
+def decision_id(line: bytes) -> str:
+    import orjson
+
+    return orjson.loads(line)["id"]
 
 
 def _doctor_says(cli) -> dict | None:

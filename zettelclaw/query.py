@@ -395,7 +395,10 @@ def latest_entries(limit: int, path: Path | None = None, *,
                 if replacer is not None:
                     entry["replacedBy"] = replacer
         if not gone:
-            return [entry for _, entry in chosen]
+            first = {}  # a line repeated by hand: its first line alone (as every reader)
+            for start, entry in chosen:
+                first[entry["id"]] = min(start, first.get(entry["id"], start))
+            return [entry for start, entry in chosen if first[entry["id"]] == start]
 
 
 def _latest_lines(limit, path, agents, default_agent, dropped) -> list | None:
