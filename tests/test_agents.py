@@ -275,3 +275,30 @@ def test_the_nightly_brief_skips_an_agent_without_a_workspace_and_writes_the_oth
     assert "agent work: not briefed: the workspace" in result.stderr
     assert "Main ships on Fridays" in (zc_env["workspace"] / "MEMORY.md").read_text()
     assert not (zc_env["state"] / "workspace-work").exists()  # never created by zettelclaw
+
+
+def test_main_extraction_is_not_shown_works_subject_names(two_agents, home, fake_anthropic,
+                                                           cli, log_dir):
+    """Agent work filed entries under custody-battle-smith (registered, as every extraction
+    registers its slugs): main's model never sees that name, not even when main's
+    conversation says the words; main's own subjects and one a person added are shown."""
+    write_log(log_dir, [
+        _entry("workFact0002", "fact", "Hearing moved to April", "work-s1", agent="work",
+               subject="custody-battle-smith"),
+        _entry("mainFact0002", "fact", "The garden beds face south", "main-s1",
+               subject="garden"),
+    ])
+    for slug in ("custody-battle-smith", "billing-export", "garden", "tax-return"):
+        assert cli("subjects", "add", slug).exit_code == 0
+    home.jsonl_session("main", "main-s2", [
+        ("user", "Any news on the custody battle with Smith, and the billing export?"),
+        ("assistant", "Nothing new.")], key="agent:main:main",
+        start=datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc))
+    fake_anthropic.reply(HANDOFF_REPLY)
+
+    assert cli("extract", "--session-id", "main-s2").exit_code == 0
+
+    user = fake_anthropic.message_requests[0].user_text
+    subjects = user[user.index("<subjects>\n") + 11:user.index("\n</subjects>")]
+    assert "custody-battle-smith" not in user and "billing-export" not in subjects
+    assert "- garden:" in subjects and "- tax-return:" in subjects

@@ -253,3 +253,46 @@ def test_write_stores_private_as_a_placeholder(log_dir, cli):
     assert leaks(stored(log_dir)) == [] and leaks(result.stdout) == []
     entry = json.loads((log_dir / "log.jsonl").read_text())
     assert (entry["content"], entry["detail"]) == ("the vault code is [private]", "[private]")
+
+
+# -- digits regrouped ------------------------------------------------------------------------------
+
+CARD_TURNS = [("user", "Book the hotel in Lisbon; pay with "
+                       "<private>4111 1111 1111 1111</private> please."),
+              ("assistant", "Booked the Lisbon hotel with card 4111111111111111."),
+              ("user", "And the deposit, same card?"),
+              ("assistant", "Yes: 4111-1111-1111-1111, deposit paid.")]
+
+
+def test_private_digits_echoed_regrouped_reach_neither_the_model_nor_get_session(
+        fake_anthropic, home, log_dir, cli):
+    """A card number the person wrapped in <private> with spaces, echoed by the assistant
+    without them (then with dashes): hidden in every spelling."""
+    home.jsonl_session("main", SID, CARD_TURNS, key="agent:main:main", start=START)
+    fake_anthropic.entries({"type": "fact", "content": "The Lisbon hotel is booked"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+
+    shown = cli("get", f"session:{SID}").stdout
+    for text in (sent(fake_anthropic), shown):
+        assert "Lisbon hotel" in text
+        assert "4111" not in text and "1111" not in text, text
+    assert "Assistant: Booked the Lisbon hotel with card [private]." in shown
+    assert "Assistant: Yes: [private], deposit paid." in shown
+
+
+@pytest.mark.parametrize("said", ["card 4111 1111 1111 1111 on file",
+                                  "card 4111-1111-1111-1111 on file",
+                                  "card 4111111111111111 on file",
+                                  "amex 3782 822463 10005 on file"])
+def test_a_card_number_written_without_private_is_stored_redacted(log_dir, cli, said):
+    result = cli("write", "fact", said)
+    assert result.exit_code == 0, result.stderr
+    assert b"[redacted] on file" in stored(log_dir)
+    assert b"1111" not in stored(log_dir) and b"10005" not in stored(log_dir)
+
+
+@pytest.mark.parametrize("said", ["order 4111111111111112 shipped",  # fails the Luhn check
+                                  "call 555-123-4567", "build 20260220143000"])
+def test_other_long_numbers_are_kept(log_dir, cli, said):
+    assert cli("write", "fact", said).exit_code == 0
+    assert said.encode() in stored(log_dir)

@@ -255,3 +255,50 @@ def _same_side(new: dict, old: dict) -> bool:
 
     return person_of(new) == person_of(old) and untrusted(new) == untrusted(old)
 
+def broken_by_hand(path=None) -> list[str]:
+    """What a hand edit did to the corrections (and forgets) of the log at ``path``: one phrase
+    per line whose ``replaces`` hides nothing any more, because the id it names has no line
+    (the corrected line, or a correction between, was removed: the version before shows again)
+    or stands after it (a correction counts only after what it replaces: moved, it hides
+    nothing). Log order."""
+    from .log import Log
+
+    first: dict[str, int] = {}
+    lines: list[tuple[int, dict]] = []
+    for pos, line in Log(path, warn=False).located(records=True):
+        first.setdefault(line["id"], pos)
+        target = line.get("replaces")
+        if isinstance(target, str) and target != line["id"] and first[line["id"]] == pos:
+            lines.append((pos, line))
+    found = []
+    for pos, line in lines:
+        what = "a forget" if line.get("type") == "forget" else line.get("type") or "a line"
+        at = first.get(line["replaces"])
+        if at is None:
+            found.append(f"{line['id']} ({what}) replaces {line['replaces']}, which is not in "
+                         "the log")
+        elif at > pos:
+            found.append(f"{line['id']} ({what}) stands before {line['replaces']}, which it "
+                         "replaces")
+    return found
+
+
+def doctor_check():
+    """doctor's line about corrections a hand edit broke (:func:`broken_by_hand`), a warning;
+    None when the log has none."""
+    from .counts import count
+    from .openclaw.report import Check
+
+    try:
+        found = broken_by_hand()
+    except OSError:
+        return None
+    if not found:
+        return None
+    shown = "; ".join(found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
+    return Check("corrections", "warn",
+                 f"{count(len(found), 'line')} of the log hiding nothing since it was edited "
+                 f"(the version each replaced shows again): {shown}",
+                 "put the removed line back, or the correction after what it replaces "
+                 "(the log is in time order), or correct the version that shows with "
+                 "`zettelclaw write --replaces ID`")

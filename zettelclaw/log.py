@@ -42,7 +42,19 @@ def dumps(entry: dict) -> bytes:
 def parse_line(line: bytes) -> dict | None:
     """The entry on ``line``, or None when the line is torn, not JSON or not an entry."""
     obj = _loads(line)
-    return obj if is_entry(obj) else None
+    return normal_subject(obj) if is_entry(obj) else None
+
+
+def normal_subject(obj: dict) -> dict:
+    """``obj`` with its subject in the one normal form of subjects (NFC): a subject written by
+    hand as "café" in either Unicode spelling (one é, or e and a combining accent) is one
+    subject to every reader. Slugs zettelclaw writes are ASCII: nothing to do."""
+    subject = obj.get("subject")
+    if type(subject) is str and not subject.isascii():
+        import unicodedata
+
+        obj["subject"] = unicodedata.normalize("NFC", subject)
+    return obj
 
 
 def _loads(line: bytes):
@@ -294,13 +306,13 @@ class Log:
             if obj is None or not is_entry(obj):
                 if record_kind(obj) is not None:
                     if records:
-                        yield pos, obj
+                        yield pos, normal_subject(obj)
                     continue
                 if line.strip():
                     bad += 1
                     first_bad = pos if first_bad is None else first_bad
                 continue
-            yield pos, obj
+            yield pos, normal_subject(obj)
         if bad and self.warn:
             _warn(f"skipped {count(bad, 'invalid line')} in {self.path} "
                   f"(first at line {self._line_of(first_bad)})")
@@ -372,15 +384,15 @@ class Log:
                 yield entry
 
     def get(self, entry_id: str) -> dict | None:
-        """The entry with ``entry_id`` (the last one, should an id ever repeat)."""
+        """The entry with ``entry_id`` (its first line, should an id ever repeat: as
+        :class:`~zettelclaw.resolve.Resolution` takes it)."""
         needle = b'"id":"' + entry_id.encode() + b'"'
-        found = None
         for line in self.lines():
             if needle in line:
                 entry = parse_line(line)
                 if entry is not None and entry["id"] == entry_id:
-                    found = entry
-        return found
+                    return entry
+        return None
 
     def ids(self) -> set[str]:
         return {e["id"] for e in self.entries()}

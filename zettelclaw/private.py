@@ -18,7 +18,10 @@ The rules (docs/private.md), erring on the side of hiding:
   see), and nothing at all in a recall query (so the placeholder is not searched for);
 * once a conversation (a session) has hidden a span, the same words anywhere else in it, the
   assistant's echo of them above all, are hidden too (:class:`PrivateSpans`): matched ignoring
-  case and runs of whitespace, whole words only when they start or end with a letter or digit;
+  case and runs of whitespace, and between two digits any spaces, dashes and dots (a card
+  number typed ``4111 1111 1111 1111`` and echoed ``4111111111111111`` or
+  ``4111-1111-1111-1111`` is the same number), whole words only when they start or end with a
+  letter or digit;
   each line of a longer span, and each word of it holding a digit (a PIN, a number), on its
   own as well. A part of a span otherwise, a paraphrase, or the same words in *another*
   session (where they were not marked) are not recognised. The words are found in one pass
@@ -135,7 +138,7 @@ class PrivateSpans:
                 words = piece.split()
                 if sum(len(w) for w in words) < _MIN_CHARS:
                     continue
-                key = _fold(" ".join(words))
+                key = "".join(_folded(" ".join(words))[0])
                 if key not in self._pieces:
                     self._pieces[key] = (_is_word(words[0][0]), _is_word(words[-1][-1]))
                     self._matcher = None
@@ -159,8 +162,39 @@ def _fold_char(c: str) -> str:
     return low if len(low) == 1 else c
 
 
-def _fold(text: str) -> str:
-    return "".join(_fold_char(c) for c in text)
+_GAP = frozenset(" -.\u2010\u2011\u2012\u2013\u2212")  # and any whitespace: between digits
+
+
+def _folded(text: str) -> tuple[list[str], list[int]]:
+    """``text`` as the matcher reads it: each character folded (:func:`_fold_char`), each run
+    of whitespace one space, nothing for the spaces, dashes and dots between two digits; and
+    the position in ``text`` of each character read (the end of ``text`` after them)."""
+    folded: list[str] = []
+    where: list[int] = []
+    space = False
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        gap = c in _GAP or c.isspace()
+        if gap and folded and folded[-1].isdigit():
+            j = i + 1
+            while j < n and (text[j] in _GAP or text[j].isspace()):
+                j += 1
+            if j < n and text[j].isdigit():
+                i = j  # "4111 1111", "4111-1111", "4111.1111": one run of digits
+                continue
+        if c.isspace():
+            if not space:
+                folded.append(" ")
+                where.append(i)
+            space = True
+        else:
+            space = False
+            folded.append(_fold_char(c))
+            where.append(i)
+        i += 1
+    where.append(n)
+    return folded, where
 
 
 class _Matcher:
@@ -195,20 +229,7 @@ class _Matcher:
                 self.out[child] = link if self.piece[link] else self.out[link]
 
     def hide(self, text: str) -> str:
-        folded: list[str] = []
-        where: list[int] = []  # the position in ``text`` of each folded character
-        space = False
-        for i, c in enumerate(text):
-            if c.isspace():
-                if not space:
-                    folded.append(" ")
-                    where.append(i)
-                space = True
-                continue
-            space = False
-            folded.append(_fold_char(c))
-            where.append(i)
-        where.append(len(text))
+        folded, where = _folded(text)  # ``where``: the position in ``text`` of each one
         n = len(folded)
         found: list[tuple[int, int]] = []
         state = 0

@@ -88,7 +88,7 @@ class Selection:
         if self.subject is not None:
             from .subjects import check_slug
 
-            check_slug(self.subject)
+            self.subject = check_slug(self.subject)
 
     def in_scope(self, entry: dict) -> bool:
         return self.agents is None or \

@@ -109,7 +109,7 @@ class Query:
         if self.subject is not None:  # a malformed slug is a usage error, not "no entries"
             from .subjects import check_slug
 
-            check_slug(self.subject)
+            self.subject = check_slug(self.subject)
         check_query(self.text)
         self.words = [w.lower() for w in (self.text or "").split() if w]
 
@@ -117,7 +117,7 @@ class Query:
         """Byte strings every matching raw line must contain (a cheap prefilter)."""
         out = []
         for value in (self.type, self.subject, self.status, self.session):
-            if value:
+            if value and value.isascii():  # (other letters have more than one spelling)
                 out.append(b'"' + value.encode() + b'"')
         if self.agents is not None and len(self.agents) == 1 \
                 and self.default_agent not in self.agents:
@@ -165,8 +165,13 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True, started=N
     Applies replacement resolution: replaced entries are skipped, or marked with
     ``replacedBy`` when ``query.include_replaced``. With ripgrep, rg reads the log
     (:class:`zettelclaw.ripgrep.Filtered`; ``started``: those passes, started by the hot path
-    before it imported this module); else Python reads it twice.
+    before it imported this module); else Python reads it twice. A line repeated by hand (its
+    id written again) is yielded once, its first time, as every reader takes it.
     """
+    yield from _scan(query, path, warn=warn, started=started)
+
+
+def _scan(query: Query, path: Path | None, *, warn: bool, started):
     from . import paths
 
     path = path or paths.log_path()
@@ -202,8 +207,10 @@ def scan(query: Query, path: Path | None = None, *, warn: bool = True, started=N
 
     resolution = StreamingResolution.scan(path)
     first, rest = (needles[0], needles[1:]) if needles else (None, [])
+    seen: set[str] = set()
     for pos, entry in Log(path, warn=warn).located(_prefilter(rest, words), needle=first):
-        if query.matches(entry) and _current(pos, entry, resolution, query):
+        if query.matches(entry) and _first(entry, seen) \
+                and _current(pos, entry, resolution, query):
             yield pos, entry
 
 
@@ -230,8 +237,9 @@ def _scan_ripgrep(query: Query, path: Path, started, prefilter, warn: bool):
     if lines is None:
         raise _RipgrepFailed
     resolution, waiting = None, []
+    seen: set[str] = set()
     for pos, entry in Log(path, warn=warn).located(prefilter, lines=lines):
-        if not query.matches(entry):
+        if not query.matches(entry) or not _first(entry, seen):
             continue
         if resolution is None:
             waiting.append((pos, entry))
@@ -270,6 +278,15 @@ def _prefilter(rest: list[bytes], words: list[bytes]):
         return True
 
     return maybe
+
+
+def _first(entry: dict, seen: set[str]) -> bool:
+    """Whether ``entry``'s line is the first of its id (``seen``: the ids met so far, in log
+    order): a line repeated by hand is the same entry, its first line alone read."""
+    if entry["id"] in seen:
+        return False
+    seen.add(entry["id"])
+    return True
 
 
 def _current(pos: int, entry: dict, resolution, query: Query) -> bool:
@@ -383,7 +400,10 @@ def latest_entries(limit: int, path: Path | None = None, *,
                 if replacer is not None:
                     entry["replacedBy"] = replacer
         if not gone:
-            return [entry for _, entry in chosen]
+            first = {}  # a line repeated by hand: its first line alone (as every reader)
+            for start, entry in chosen:
+                first[entry["id"]] = min(start, first.get(entry["id"], start))
+            return [entry for start, entry in chosen if first[entry["id"]] == start]
 
 
 def _latest_lines(limit, path, agents, default_agent, dropped) -> list | None:

@@ -12,6 +12,10 @@ Three kinds of rules, each replacing only the secret (never the name before it) 
   flags. Placeholders (``<your-api-key>``, ``${TOKEN}``, ``********``, ``changeme``) stay.
 * credentials in commands and URLs: ``scheme://user:password@host``, ``curl -u user:pw``,
   ``mysql -pSECRET``, ``sshpass -p``, ``Authorization: Bearer/Basic``, netrc lines.
+* payment card numbers: 13 to 19 digits, whole or in groups split by single spaces or dashes
+  (``4111 1111 1111 1111``, ``4111-1111-1111-1111``, ``4111111111111111``), starting with 2-6
+  (every card network's range) and passing the Luhn check every card number passes (which
+  nine in ten other long numbers, an order or a phone number, do not).
 
 Plain ``re`` only, compiled at first use: the per-turn commands (``handoff``, ``search``)
 never redact and never import this module. tests/data/secrets/corpus.py measures the rules
@@ -112,6 +116,9 @@ _PLACEHOLDER = re.compile(
     r"(?i)^(?:[<{$%*\[(]|\.\.\.|x{4,}$|(.)\1+$|(?:changeme|change-me|example|placeholder|"
     r"redacted|secret|password|none|null|true|false|your[_-]\S*|todo|tbd|\S*\.\.\.)$)")
 
+# a payment card's shape: checked by :func:`_card` (13-19 digits, Luhn)
+_CARD = r"(?<![\w.\-])[2-6](?:[ \-]?\d){12,18}(?![\w\-]|\.\d)"
+
 _SENTENCE_GOES_ON = re.compile(r"[ \t]+[A-Za-z]")
 _NAME_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
 
@@ -125,8 +132,18 @@ def _rules() -> tuple:
                      # tried only where a word starts: far fewer places than every character
                      re.compile(r"(?=\b)(?:" + "|".join(f"(?:{p})" for p in _TOKENS) + ")"),
                      [(re.compile(p, re.MULTILINE), groups) for p, groups in _VALUES],
-                     re.compile(_AWS_SECRET_NEAR))
+                     re.compile(_AWS_SECRET_NEAR), re.compile(_CARD))
     return _compiled
+
+
+def _card(match: re.Match) -> str:
+    """``[redacted]`` for a card number (13-19 digits passing the Luhn check), else as is."""
+    digits = [int(c) for c in match.group(0) if c.isdigit()]
+    if not 13 <= len(digits) <= 19:
+        return match.group(0)
+    total = sum(d if n % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2)
+                for n, d in enumerate(reversed(digits)))
+    return REDACTED if total % 10 == 0 else match.group(0)
 
 
 def _value_replacer(groups: str):
@@ -151,7 +168,7 @@ def redact(text: str) -> str:
     """``text`` with every secret-shaped run replaced by ``[redacted]``."""
     if not text or not isinstance(text, str):
         return text
-    pem, tokens, values, aws_near = _rules()
+    pem, tokens, values, aws_near, card = _rules()
     text = pem.sub(REDACTED, text)
     text = tokens.sub(REDACTED, text)
     named = _NAME_WORD.search(text) is not None
@@ -159,7 +176,8 @@ def redact(text: str) -> str:
         if groups == "qsv" and not named:
             continue  # the slow NAME=value rule only where a secret-ish name occurs
         text = pattern.sub(_value_replacer(groups), text)
-    return aws_near.sub(_value_replacer("v"), text)
+    text = aws_near.sub(_value_replacer("v"), text)
+    return card.sub(_card, text) if sum(c.isdigit() for c in text) >= 13 else text
 
 
 def redact_data(value):

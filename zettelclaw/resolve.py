@@ -4,7 +4,9 @@ A correction is a new entry whose ``replaces`` names an older id. The resolver r
 an entry is replaced when a *later* line replaces it. Reading forward makes chains work
 (A <- B <- C: only C is current) and makes cycles harmless: in ``A replaces B`` followed by
 ``B replaces A`` only the second replacement points backwards in the file, so A is hidden and
-B stays. A ``replaces`` naming an id that does not exist hides nothing.
+B stays. A ``replaces`` naming an id that does not exist hides nothing. An id written again (a line
+duplicated by hand, a merge that kept both sides) is one entry: its first line stands, the
+others are not read.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class Resolution:
         self.current = [e for e in self.entries if e["id"] not in self.replaced_by]
 
     def _add(self, entry: dict) -> None:
+        if entry["id"] in self.position:
+            return  # a line repeated by hand (its id written again): the first one stands
         target = entry.get("replaces")
         if target is None and "purged" not in entry:  # most lines: an entry, hiding nothing
             self.entries.append(entry)

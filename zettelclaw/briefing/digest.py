@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from .options import Options
     from .sections import Snapshot, _Tally
 
-_VERSION = 2  # 2: the standing facts and decisions, and whether a row says one again
+_VERSION = 2  # 2: the standing facts and decisions, whether a row says one again; NFC subjects
 ODD = -2  # a subject's number for an entry whose subject is no name (see :func:`_odd`)
 MARGIN_DAYS = 7  # the horizon: this long before tonight's first window (nights it serves)
 FOLD_AFTER = 16 << 10  # digest again once this much log lies beyond it

@@ -30,7 +30,7 @@ from ..clock import is_plain, sort_key
 from ..logcache import BRIEF_ROWS as CACHE_FILE
 from ..review import SESSION as REVIEW_SESSION
 
-_VERSION = 2  # 2: rows hold person and origin (zettelclaw.people)
+_VERSION = 2  # 2: rows hold person and origin (zettelclaw.people); subjects in NFC
 STORE_AFTER = 16 << 10  # keep the rows again once this much log lies beyond them
 _KEYS = ("id", "type", "subject", "status", "replaces", "agent", "purged", "person", "origin")
 
@@ -66,7 +66,7 @@ class Rows:
         self.data = data  # the log's bytes (a map of them): where texts are read from
         self.kept = kept  # entries[:kept] are kept rows (their timestamps sortable keys)
         # the rows of ``entries`` (no text); the first ``whole`` are of the log's whole lines,
-        # its first ``end`` bytes (of inode ``inode``, the last of them with CRC ``crc``)
+        # its first ``end`` bytes (of inode ``inode``, all of them of CRC ``crc``)
         self.rows = rows if rows is not None else []
         self.whole, self.end, self.inode, self.crc = whole, end, inode, crc
         self.bad, self.first_bad = bad, first_bad  # invalid lines among the whole ones
@@ -112,7 +112,7 @@ def read(log_path=None, *, trust: bool = True, keep: bool = True) -> Rows:
         if kept is None or not holds(fd, kept, size):
             kept = _Kept()
         entries = list(kept.rows)
-        data, whole, partial, end, crc = _lines_after(fd, size, kept.size, entries)
+        data, whole, partial, end, crc = _lines_after(fd, size, kept, entries)
         light = kept.rows + whole.rows  # the whole lines': what may be kept
         first_bad = kept.first_bad if kept.first_bad is not None else whole.first_bad
         stop = end - kept.size
@@ -153,21 +153,24 @@ def beyond(path: str, kept) -> Tail | None:
         if info.st_ino != kept.inode or not holds(fd, kept, size):
             return None
         entries: list[dict] = []
-        data, whole, partial, end, crc = _lines_after(fd, size, kept.size, entries)
+        data, whole, partial, end, crc = _lines_after(fd, size, kept, entries)
     finally:
         os.close(fd)
     return Tail(data, entries, whole.rows + partial.rows, len(whole.rows), end, crc,
                 (whole, partial))
 
 
-def _lines_after(fd: int, size: int, base: int, entries: list[dict]):
-    """The log open at ``fd`` (``size`` bytes) mapped, and its lines from byte ``base`` on
-    parsed into ``entries``: ``(data, whole, partial, end, crc)``, ``whole`` the parse of the
-    whole lines, which end at byte ``end`` (of CRC ``crc``: see logcache), ``partial`` of a
-    line still being written."""
+def _lines_after(fd: int, size: int, kept, entries: list[dict]):
+    """The log open at ``fd`` (``size`` bytes) mapped, and its lines after the ``kept.size``
+    bytes that ``kept`` describes (of CRC ``kept.crc``) parsed into ``entries``: ``(data,
+    whole, partial, end, crc)``, ``whole`` the parse of the whole lines, which end at byte
+    ``end`` (the first ``end`` bytes of CRC ``crc``: see logcache), ``partial`` of a line still
+    being written."""
     import mmap
 
-    from ..logcache import crc_before
+    from ..logcache import crc_upto
+
+    base = kept.size
 
     data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else b""
     tail = data[base:size]
@@ -175,7 +178,7 @@ def _lines_after(fd: int, size: int, base: int, entries: list[dict]):
     end = base + stop
     whole = _parse(tail[:stop], base, entries)
     partial = _parse(tail[stop:], end, entries)
-    return data, whole, partial, end, crc_before(fd, end)
+    return data, whole, partial, end, crc_upto(fd, end, base, kept.crc)
 
 
 def warn(path: str, parts) -> None:
@@ -186,7 +189,7 @@ def warn(path: str, parts) -> None:
 
 
 class _Kept:
-    """The kept rows: of the log's first ``size`` bytes (whose last ones have ``crc``), with
+    """The kept rows: of the log's first ``size`` bytes (all of them of CRC ``crc``), with
     the invalid lines among them counted."""
 
     def __init__(self, size=0, crc=0, rows=None, bad=0, first_bad=None):
@@ -220,7 +223,7 @@ def _shown_line(line: bytes) -> dict | None:
 def _parse(block: bytes, base: int, entries: list[dict]) -> _Parsed:
     """Append the entries and records of ``block`` (the log from byte ``base``) to
     ``entries``, parsed whole; their rows and the invalid lines are in the answer."""
-    from ..log import is_entry, record_kind
+    from ..log import is_entry, normal_subject, record_kind
 
     scanned = _scanned_line
     out = _Parsed()
@@ -231,7 +234,7 @@ def _parse(block: bytes, base: int, entries: list[dict]) -> _Parsed:
         line = block[at:nxt]
         obj = scanned(line)
         if is_entry(obj) or record_kind(obj) is not None:
-            entries.append(obj)
+            entries.append(normal_subject(obj))
             out.rows.append(light(obj, base + at))
         elif line.strip():
             out.bad += 1

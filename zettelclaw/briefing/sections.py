@@ -81,6 +81,7 @@ def read(options: Options, log_path: Path | None = None, *, trust: bool = True,
     log = rows.read(log_path, trust=trust, keep=options.keep_rows)
     entries, stamps, ahead = _entries_of_the_night(options, format_ts(now), log.entries,
                                                    log.kept)
+    entries, stamps = _first_of_each_id(entries, stamps)
     if ahead:  # (dates that are clock errors: the whole pass, until they are past)
         digested = None
     resolution = Resolution(entries)
@@ -98,6 +99,17 @@ def read(options: Options, log_path: Path | None = None, *, trust: bool = True,
         digested(log, now, resolution, gone, night, stamps, subjects)
     return _snapshot(options, now, log, log_path, tally, resolution.by_id,
                      set(resolution.replaced_by), gone)
+
+
+def _first_of_each_id(entries: list[dict], stamps: list):
+    """A line repeated by hand (its id written again) is one entry, its first line, as
+    :class:`~zettelclaw.resolve.Resolution` takes it (such a log is not digested:
+    :func:`.digest.keep` sees fewer entries than lines)."""
+    seen: set[str] = set()
+    keep = [i for i, e in enumerate(entries) if not (e["id"] in seen or seen.add(e["id"]))]
+    if len(keep) == len(entries):
+        return entries, stamps
+    return [entries[i] for i in keep], [stamps[i] for i in keep]
 
 
 def _snapshot(options: Options, now: datetime, log, log_path, tally: _Tally, by_id,
@@ -406,7 +418,10 @@ def _sections(tally: _Tally, stale: list[tuple[str, str, str]], full
               ) -> dict[str, Shown | list[str]]:
     """Each section's items, in the order they are shown (Contradictions still empty)."""
     stale_subjects = {subject for _, subject, _ in stale}
-    active = sorted(s for s in tally.active_count if s not in stale_subjects)
+    # a subject active only through entries corrected since into another subject has nothing
+    # current to say: no line (its activity was about what is now filed elsewhere)
+    active = sorted(s for s in tally.active_count
+                    if s not in stale_subjects and s in tally.latest_entry)
     active.sort(key=lambda s: (tally.active_count[s], tally.active_last[s]), reverse=True)
     tally.decisions.sort(key=lambda item: item[0], reverse=True)
     tally.pending.sort(key=tally.rank, reverse=True)

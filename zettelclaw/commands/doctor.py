@@ -29,13 +29,14 @@ def register(app: typer.Typer) -> None:
         from ..render import emit_json, reader_may_leave
 
         checks = oc.doctor(oc.OpenClawCLI.find(openclaw))
+        from ..corrections import doctor_check as corrections_check
         from ..forget import doctor_check as briefing_check
         from ..history import doctor_check
         from ..purge import doctor_check as purge_check
         from ..sweep import doctor_check as sweep_check
 
         checks.extend(c for c in [doctor_check(), purge_check(), briefing_check(),
-                                  sweep_check()] if c is not None)
+                                  sweep_check(), corrections_check()] if c is not None)
         failed = [c for c in checks if c.status == "fail"]
         # `doctor | head -1` still exits 1 when something is wrong
         with reader_may_leave():

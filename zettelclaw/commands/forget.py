@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
         if subject is not None:  # as purge answers it: a usage error, exit 2
             from ..subjects import check_slug
 
-            check_slug(subject)
+            subject = check_slug(subject)
         scope = paths.agent_scope(agent)
         done = core.plan(list(ids or []), session=session, subject=subject, undo=undo,
                          agents=scope, default=paths.default_agent(), match=match)

@@ -46,13 +46,15 @@ class Extractor:
 
     @staticmethod
     def shown_for(transcript: str, resolution, stamp: str | None,
-                  messages: list[str] | None = None) -> Shown:
+                  messages: list[str] | None = None, foreign=frozenset()) -> Shown:
         """The subjects and existing entries shown to the model for a conversation whose text
         is ``transcript`` (:mod:`.context`) and whose person said ``messages``, from
-        ``resolution``: the log as it stood at ``stamp``, the conversation's time."""
+        ``resolution``: the log as it stood at ``stamp``, the conversation's time. The
+        registry's slugs in ``foreign`` (only other agents' entries name them) are not
+        shown."""
         from ..subjects import Registry
 
-        records = Registry.load().items()
+        records = [(s, r) for s, r in Registry.load().items() if s not in foreign]
         hidden = getattr(resolution, "hidden_subjects", None)  # another person's (_persons)
         if hidden:
             records = [(slug, record) for slug, record in records if slug not in hidden]
@@ -92,6 +94,7 @@ class Extractor:
     def extract_segment(self, segment, *, known_ids: set[str], as_of=None,
                         timestamp: str | None = None, resolution=None,
                         agent: str | None = None, person: str = "owner",
+                        foreign_subjects=frozenset(),
                         ) -> tuple[list[dict], Usage, list[str], int]:
         """Entries for one conversation (no writes), all dated ``timestamp`` (default: the
         conversation's own time, :func:`segment_time`); ``as_of``: the log as it stood then
@@ -100,7 +103,8 @@ class Extractor:
         ``resolution``: the log's replacement map, for the correction rules of
         :func:`build_entries`. ``person``: whose session it is (:mod:`zettelclaw.people`):
         the model is shown only that person's entries, and each entry made is theirs, its
-        origin found by code from the messages (:mod:`.origin`). Raises ModelError."""
+        origin found by code from the messages (:mod:`.origin`); ``foreign_subjects``: slugs
+        only other agents' entries name, never shown to the model. Raises ModelError."""
         from ..resolve import Resolution
         from ..transcripts import USER, chunk_messages, render
         from .origin import Origins, settle
@@ -110,7 +114,8 @@ class Extractor:
         chunks = chunk_messages(messages, self.chunk_chars)
         stamp = timestamp or segment_time(segment)
         shown = self.shown_for(render(messages), _persons(as_of or Resolution([]), person),
-                               stamp, [m.text for m in messages if m.role == USER])
+                               stamp, [m.text for m in messages if m.role == USER],
+                               foreign_subjects)
         usage = Usage()
         entries: list[dict] = []
         warnings: list[str] = []

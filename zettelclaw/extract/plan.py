@@ -87,6 +87,8 @@ class Plan:
     held: int  # open conversations left to settle
     history: int  # conversations from before the install left for `zettelclaw import`
     why_held: list[str] = field(default_factory=list)  # why each was left (:func:`held`)
+    # slugs only other agents' entries name: the model is not shown them (docs/agents.md)
+    foreign_subjects: frozenset = frozenset()
 
 
 def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, messages,
@@ -100,8 +102,14 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
     # this agent's entries only: another agent's memory is not shown to the model, and
     # cannot be corrected from here
     default = paths.default_agent()
-    log_entries = [e for e in Log(warn=False).entries(records=True)
-                   if paths.entry_agent(e, default) == agent]
+    log_entries, theirs = [], set()
+    for e in Log(warn=False).entries(records=True):
+        if paths.entry_agent(e, default) == agent:
+            log_entries.append(e)
+        elif isinstance(e.get("subject"), str):
+            theirs.add(e["subject"])
+    foreign = frozenset(theirs.difference(  # (a subject written by hand may be any JSON)
+        e["subject"] for e in log_entries if isinstance(e.get("subject"), str)))
     derived = False
     if not cursor and not history:  # no record (never extracted, or pruned after
         # 30 days): the log
@@ -139,4 +147,4 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
                 why_held.append("")
         todo = kept
     return Plan(todo, segments, log_entries, cursor, derived, fresh, len(why_held),
-                left_for_import, [w for w in why_held if w])
+                left_for_import, [w for w in why_held if w], foreign)

@@ -163,7 +163,8 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
                 _as_of(log_entries, stamp, current.resolution))
             made, usage, notes, skipped = extractor.extract_segment(
                 segment, known_ids=known_ids, as_of=as_of, timestamp=stamp,
-                resolution=current.resolution, agent=run.agent, person=person)
+                resolution=current.resolution, agent=run.agent, person=person,
+                foreign_subjects=todo.foreign_subjects)
             made, duplicates = current.take(made)
             result.duplicates += duplicates
             result.warnings.extend(notes)

@@ -15,7 +15,7 @@ document frequencies and candidate lines as a scan of those bytes (tests/test_ke
 compares the two on varied logs).
 
 It is a cache: deleting it changes no answer. It is trusted only when the log has the inode it
-was made for, is at least ``size`` long and the ``CHECK`` bytes before ``size`` have its CRC
+was made for, is at least ``size`` long and its first ``size`` bytes have its CRC
 (:mod:`zettelclaw.logcache`'s check); a log rewritten (``purge``, ``subjects rename``),
 truncated or replaced is scanned whole, as before. It holds words of entries, so ``purge``
 deletes it with the other caches (:func:`zettelclaw.logcache.drop`); a forgotten entry is
@@ -38,7 +38,7 @@ import os
 import sys
 
 from ..logcache import RANK_INDEX as CACHE_FILE
-from ..logcache import crc_before, holds, store
+from ..logcache import crc_upto, holds, store
 
 INDEX_FROM = 64 << 10   # a log shorter than this is scanned whole (cheaper than the file)
 STORE_AFTER = 64 << 10  # kept again (merged) once this much log lies beyond it
@@ -169,9 +169,10 @@ def usable(needles) -> bool:
 _ARRAYS = ("wstarts", "sstarts", "tstarts", "structural", "scored", "counts", "at")
 
 
-def load(log_path, fd: int, size: int) -> Index | None:
+def load(log_path, fd: int, size: int, known: dict[int, int] | None = None) -> Index | None:
     """The kept index of the log open at ``fd`` (``size`` bytes), if it holds for it (mapped,
-    not read: a query touches the pages of the words it looks up)."""
+    not read: a query touches the pages of the words it looks up; ``known``: see
+    :func:`..logcache.holds`)."""
     import mmap
 
     from ..fsutil import open_read
@@ -182,7 +183,7 @@ def load(log_path, fd: int, size: int) -> Index | None:
         found = _parse(mapped)
     except Exception:  # noqa: BLE001 - absent, unreadable, refused or not ours: scan the log
         return None
-    if found is None or found.inode != os.fstat(fd).st_ino or not holds(fd, found, size):
+    if found is None or found.inode != os.fstat(fd).st_ino or not holds(fd, found, size, known):
         return None
     return found
 
@@ -313,7 +314,8 @@ def _store(log_path, fd: int, data: bytes, base: int, found: Index | None) -> No
     blob = b'"'.join(target for target, _ in replaces)
     inode = os.fstat(fd).st_ino
     head = " ".join(str(v) for v in (
-        _MAGIC.decode(), _VERSION, sys.byteorder, inode, stop, crc_before(fd, stop),
+        _MAGIC.decode(), _VERSION, sys.byteorder, inode, stop,
+        crc_upto(fd, stop, base, found.crc if found is not None else 0),
         len(words), len(vocab), len(out["structural"]), len(out["scored"]), len(replaces),
         len(blob), "end")) + "\n"
     payload = b"".join([head.encode(), vocab, *(out[name].tobytes() for name in _ARRAYS), blob])

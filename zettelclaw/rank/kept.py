@@ -7,7 +7,7 @@ the counts for its first ``size`` bytes stay true while those bytes stay: the fi
 and a query counts only the lines appended since.
 
 The file holds counts only (no word of any entry): ``inode`` and ``size`` of the log they
-describe, ``crc`` (CRC-32 of the ``CHECK`` bytes before ``size``), ``lines``, ``entries`` and
+describe, ``crc`` (CRC-32 of its first ``size`` bytes), ``lines``, ``entries`` and
 per field the total of its lengths. A reader trusts it only when the log has that inode, is at
 least that long and those bytes have that CRC; anything else (a log rewritten by ``subjects
 rename`` or ``purge``, truncated, replaced) counts the whole log again, as before. It is only a
@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 
 from ..logcache import RANK_STATS as CACHE_FILE
-from ..logcache import crc_before, holds, store
+from ..logcache import crc_upto, holds, store
 from .bm25 import FIELDS
 
 STORE_AFTER = 16 << 10  # store again once this much log lies beyond the kept counts
@@ -34,6 +34,7 @@ class Counted:
 
     def __init__(self, size: int = 0, lines: int = 0, entries: int = 0, totals=None):
         self.size, self.lines, self.entries = size, lines, entries
+        self.crc = 0  # of the log's first ``size`` bytes, when read from the kept file
         self.totals: dict[str, int] = dict(totals) if totals else dict.fromkeys(FIELDS, 0)
 
 
@@ -76,7 +77,8 @@ def _read(path: str, inode: int) -> Counted | None:
     return found
 
 
-def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) -> Counted:
+def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None,
+              known: dict[int, int] | None = None) -> Counted:
     """N, entries and field length totals of the log open at ``fd`` (``size`` bytes), all of
     it, a partial last line included (it counts as a line, as it always did); from the kept
     counts plus the lines appended since when they hold. ``count_lines(block, counted)`` adds a
@@ -84,7 +86,7 @@ def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) 
     inode = os.fstat(fd).st_ino
     where = cache_path(path)
     kept = _read(where, inode)
-    if kept is None or not holds(fd, kept, size):
+    if kept is None or not holds(fd, kept, size, known):
         kept = Counted()
     start = kept.size
     tail = data[start:size] if data is not None else os.pread(fd, size - start, start)
@@ -94,7 +96,7 @@ def count_log(path, fd: int, size: int, count_lines, data: bytes | None = None) 
         count_lines(tail[:stop], whole)
         whole.size = start + stop
     if stop >= STORE_AFTER or (stop and start == 0):
-        _store(where, path, inode, whole, crc_before(fd, whole.size))
+        _store(where, path, inode, whole, crc_upto(fd, whole.size, start, kept.crc))
     if stop < len(tail):  # a last line still being written, or one without its newline
         partial = Counted(whole.size, whole.lines, whole.entries, whole.totals)
         count_lines(tail[stop:], partial)

@@ -84,8 +84,16 @@ class _Pool:
 
     def ranked(self) -> list:
         """The items, the later place first (the final sort is stable: equal scores and dates
-        keep this order)."""
-        return sorted(self.top, key=lambda entry: entry[1], reverse=True)
+        keep this order); an entry whose line was repeated by hand (its id written again)
+        once, at its first line, as every reader takes it."""
+        first: dict[str, int] = {}
+        for _, place, item, _ in self.top:
+            key = item.get("id") if place >= 0 else None
+            if key is not None and place < first.get(key, place + 1):
+                first[key] = place
+        return sorted((entry for entry in self.top
+                       if entry[1] < 0 or first.get(entry[2].get("id"), entry[1]) == entry[1]),
+                      key=lambda entry: entry[1], reverse=True)
 
 
 def rank(query, *, log=None, include_memory: bool = True, explain: bool = False,
@@ -215,7 +223,7 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
                 break
             if scored >= exact_limit:
                 break
-            _, line_end, raw = _line_at(mm, int(scan.offsets[key]))
+            line_start, line_end, raw = _line_at(mm, int(scan.offsets[key]))
             if needles and not all(needle in raw for needle in needles):
                 continue
             try:
@@ -229,6 +237,8 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
             scored += 1
             if not _mark_replaced(entry, scan, line_end, query.include_replaced):
                 continue
+            if scan.resolution.is_named(entry["id"]) and _repeated(mm, entry["id"], line_start):
+                continue  # a replaced line pasted again after its correction: the first counts
             counts, lengths = field_counts(entry, wanted, prefixes, seen)
             score = bm25f(counts, lengths, stats, query_terms)
             if score > 0:  # (explained once it stays in the pool: see _explain)
@@ -244,6 +254,22 @@ def _explain(pool: _Pool, stats: Stats, query_terms: list[str]) -> None:
         why: dict = {}
         bm25f(*kept, stats, query_terms, why)
         pool.top[i] = (score, place, item, why)
+
+
+def _repeated(mm, entry_id: str, line_start: int) -> bool:
+    """Whether a line before ``line_start`` has the id ``entry_id`` (this line repeats it:
+    the first is the entry, as every reader takes it). Asked only of an entry some line
+    replaces: a search of the log's bytes before it."""
+    needle = b'"id":"' + entry_id.encode() + b'"'
+    at = mm.find(needle, 0, line_start)
+    while at != -1:
+        start = mm.rfind(b"\n", 0, at) + 1
+        end = mm.find(b"\n", at, line_start)
+        found = parse_line(mm[start:end if end != -1 else line_start])
+        if found is not None and found["id"] == entry_id:
+            return True
+        at = mm.find(needle, at + 1, line_start)
+    return False
 
 
 def _mark_replaced(entry: dict, scan: Scan, line_end: int, include_replaced: bool) -> bool:

@@ -115,9 +115,11 @@ def _sample(block: bytes, scan: Scan, every_line: bool, loads=None) -> None:
                     counts[t] += 1
 
 
-def count_all(path, fd: int, size: int, scan: Scan, data: bytes | None = None) -> None:
+def count_all(path, fd: int, size: int, scan: Scan, data: bytes | None = None,
+              known: dict[int, int] | None = None) -> None:
     """N and the field lengths of every line of the log open at ``fd`` (``size`` bytes): the
-    counts kept from earlier queries (:mod:`.kept`) plus the lines appended since."""
+    counts kept from earlier queries (:mod:`.kept`) plus the lines appended since (``known``:
+    see :func:`..logcache.holds`)."""
     from .kept import count_log
 
     def count_lines(block: bytes, counted) -> None:
@@ -129,7 +131,7 @@ def count_all(path, fd: int, size: int, scan: Scan, data: bytes | None = None) -
         for name in FIELDS:
             counted.totals[name] += part.length_totals[name]
 
-    counted = count_log(path, fd, size, count_lines, data)
+    counted = count_log(path, fd, size, count_lines, data, known)
     scan.lines += counted.lines
     scan.length_entries += counted.entries
     for name in FIELDS:

@@ -130,11 +130,12 @@ def _scan_small(path, scan: Scan, needles: set[bytes], wanted: set[str],
     with open_read(path) as fh:
         fd = fh.fileno()
         size = os.fstat(fd).st_size
-        kept = index.load(path, fd, size) if size >= index.INDEX_FROM else None
+        known: dict[int, int] = {}  # the log's CRCs: the counts' check continues the index's
+        kept = index.load(path, fd, size, known) if size >= index.INDEX_FROM else None
         found = kept if kept is not None and index.usable(needles) else None
         start = found.size if found is not None else 0
         data = os.pread(fd, size - start, start) if size > start else b""
-        count_all(path, fd, size, scan, None if start else data)
+        count_all(path, fd, size, scan, None if start else data, known)
         if found is not None:
             found.apply(scan, needles, wanted)
         if data:
