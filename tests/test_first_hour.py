@@ -1,0 +1,89 @@
+"""A new user's first hour (issue 32 §15-28): what a person trying the README on a clean clone
+sees, command by command."""
+
+from __future__ import annotations
+
+import orjson
+
+from tests.conftest import DESIGN_LINES, write_log
+
+
+def test_an_id_that_is_not_there_gets_one_answer_from_get_and_forget(cli, log_dir):
+    write_log(log_dir, DESIGN_LINES)
+
+    got = cli("get", "BADID123")
+    forgot = cli("forget", "BADID123", "--yes")
+
+    assert (got.exit_code, forgot.exit_code) == (1, 1)
+    assert got.stderr == forgot.stderr == (
+        "Error: no entry with id BADID123 (ids are 12 characters; this is 8)\n")
+    assert "refused" in cli("get", "notes.txt").stderr  # a file name is still a file name
+
+
+def test_forget_takes_the_8_character_session_the_vault_shows_and_names_an_ambiguous_one(
+        cli, log_dir):
+    shown = "6f1c2a9e-3b4d-4e5f-8a6b-7c8d9e0f1a2b"
+    write_log(log_dir, [
+        {"id": "ShownFact001", "timestamp": "2026-03-01T10:00:00Z", "type": "fact",
+         "content": "The staging database runs Postgres 16", "session": shown},
+        {"id": "OtherFact001", "timestamp": "2026-03-02T10:00:00Z", "type": "fact",
+         "content": "The NAS is backed up nightly", "session": "6f1c9999-aaaa-bbbb"},
+    ])
+
+    forgot = cli("forget", "--session", "6f1c2a9e", "--yes")
+    ambiguous = cli("forget", "--session", "6f1c", "--yes")
+
+    assert forgot.exit_code == 0, forgot.stderr
+    assert [orjson.loads(line)["id"] for line in forgot.stdout.splitlines()] == ["ShownFact001"]
+    assert [e["id"] for e in cli.lines("log", "--json")] == ["OtherFact001"]
+    assert ambiguous.exit_code == 2
+    assert ambiguous.stderr == (f"Error: --session 6f1c is the start of 2 sessions: {shown}, "
+                                "6f1c9999-aaaa-bbbb; give more of it\n")
+
+
+def _ago(days: int) -> str:
+    from datetime import datetime, timedelta, timezone
+
+    return (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _loops(log_dir, *ages: int):
+    """Open tasks last touched ``ages`` days ago, one per subject."""
+    return write_log(log_dir, [
+        {"id": f"openTask{n:04d}", "timestamp": _ago(age), "type": "task", "status": "open",
+         "content": f"Task number {n}", "subject": f"project-{n}", "session": "s1"}
+        for n, age in enumerate(ages)])
+
+
+def test_a_quiet_walk_with_nothing_quiet_says_so_and_how_many_loops_are_open(
+        cli, log_dir, monkeypatch):
+    from zettelclaw.commands import subjects
+
+    monkeypatch.setattr(subjects, "_on_terminal", lambda: True)
+    _loops(log_dir, 3, 5)
+
+    walked = cli("review", "--quiet", "walk")
+
+    assert walked.exit_code == 0, walked.stderr
+    assert walked.stderr == ("Nothing is quiet: all 2 open loops were touched in the last 30 "
+                             "days (briefing.quietAfter); `zettelclaw review walk` walks "
+                             "them.\n")
+
+
+def test_a_walk_that_closes_and_drops_rewrites_the_briefing_once_and_says_it_once(
+        cli, log_dir, zc_env, monkeypatch):
+    from zettelclaw.commands import subjects
+    from zettelclaw.markers import BEGIN_MARKER, END_MARKER
+
+    monkeypatch.setattr(subjects, "_on_terminal", lambda: True)
+    _loops(log_dir, 3, 5, 7)
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text(f"# Notes\n\n{BEGIN_MARKER}\n{END_MARKER}\n", encoding="utf-8")
+
+    walked = cli("review", "walk", input="c\nd\nk\n")
+
+    assert walked.exit_code == 0, walked.stderr
+    assert walked.stderr.count(f"note: rewrote the briefing in {memory}") == 1
+    assert "Closed 1, dropped 1, left 1 open" in walked.stderr
+    briefing = memory.read_text(encoding="utf-8")
+    assert "Task number 0" in briefing and "Task number 1" not in briefing
