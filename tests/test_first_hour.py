@@ -87,3 +87,11 @@ def test_a_walk_that_closes_and_drops_rewrites_the_briefing_once_and_says_it_onc
     assert "Closed 1, dropped 1, left 1 open" in walked.stderr
     briefing = memory.read_text(encoding="utf-8")
     assert "Task number 0" in briefing and "Task number 1" not in briefing
+
+
+def test_the_command_list_of_zettelclaw_help_gives_review_whole_sentences(zc):
+    wide = zc("--help", env={"COLUMNS": "200"}).stdout.decode()
+    review = next(line for line in wide.splitlines() if "│ review" in line)
+
+    assert ("The open tasks and questions, oldest first, with when each was last touched; a "
+            "quiet one (untouched for more than briefing.quietAfter days) is marked.") in review
