@@ -95,3 +95,16 @@ def test_the_command_list_of_zettelclaw_help_gives_review_whole_sentences(zc):
 
     assert ("The open tasks and questions, oldest first, with when each was last touched; a "
             "quiet one (untouched for more than briefing.quietAfter days) is marked.") in review
+
+
+def test_search_limit_without_a_query_lists_the_newest_entries_in_date_order(cli, log_dir):
+    # a sweep that extracted a late conversation appends its older-dated entries at the end
+    write_log(log_dir, [
+        {"id": f"dated{day:02d}Entry", "timestamp": f"2026-03-{day:02d}T10:00:00Z",
+         "type": "fact", "content": f"Fact of March {day}", "session": f"s{day}"}
+        for day in (10, 12, 14, 11, 13)])
+
+    newest = cli.lines("search", "--limit", "3", "--json")
+
+    assert [e["content"] for e in newest] == ["Fact of March 12", "Fact of March 13",
+                                              "Fact of March 14"]

@@ -74,8 +74,7 @@ def register(app: typer.Typer) -> None:
             from ..query import latest
 
             # a table of 20,000 rows helps nobody: the most recent, and how to see the rest
-            shown = [entry for _, entry in sorted(latest(enumerate(found), TERMINAL_ROWS),
-                                                  key=lambda item: item[0])]
+            shown = [entry for _, entry in latest(enumerate(found), TERMINAL_ROWS)]
             emit_entries(shown, as_json)
             typer.echo(f"{len(found) - len(shown):,} more (the {len(shown)} most recent are "
                        f"shown): --limit N shows N; piped output lists them all.", err=True)
