@@ -108,3 +108,31 @@ def test_search_limit_without_a_query_lists_the_newest_entries_in_date_order(cli
 
     assert [e["content"] for e in newest] == ["Fact of March 12", "Fact of March 13",
                                               "Fact of March 14"]
+
+
+def test_stats_counts_every_extracted_conversation_after_old_records_are_pruned(
+        cli, fake_anthropic, home, log_dir, monkeypatch):
+    import json
+    from datetime import datetime, timezone
+
+    start = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+    sessions = [f"{n}b1d7c2e-8f3a-4e6b-9d0c-1a2b3c4d5e6f" for n in range(3)]
+    for n, sid in enumerate(sessions):
+        home.jsonl_session("main", sid, [("user", f"Remember that server {n} runs Debian"),
+                                         ("assistant", "Noted.")],
+                           key=f"agent:main:s{n}", start=start)
+        fake_anthropic.entries({"type": "fact", "content": f"Server {n} runs Debian"})
+        assert cli("extract", "--session-id", sid).exit_code == 0
+    # a year on, state.json keeps the records of the last month only (State.prune)
+    state_path = log_dir / "state.json"
+    state = json.loads(state_path.read_text())
+    for sid in sessions[:2]:
+        del state["extractedSessions"][sid]
+    state_path.write_text(json.dumps(state))
+
+    assert cli.lines("stats", "--json")[0]["sessions"]["extracted"] == 3
+    monkeypatch.setattr("zettelclaw.render.want_json", lambda as_json: bool(as_json))
+    shown = cli("stats")  # as on a terminal
+
+    assert shown.exit_code == 0, shown.stderr
+    assert "Conversations: 3 extracted" in shown.stdout

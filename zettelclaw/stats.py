@@ -47,7 +47,10 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
             "bySubject": dict(by_subject.most_common()),
         },
         "sessions": {
-            "extracted": len(state.extractedSessions),
+            # conversations extracted since the install; the sessions whose records state.json
+            # still keeps (older ones are pruned once a sweep covers them) apart
+            "extracted": state.conversations_extracted(),
+            "recorded": len(state.extractedSessions),
             "failed": len(failed),
             "permanentlyFailed": sum(1 for f in failed.values() if f.get("permanent")),
             "inProgress": len(state.section("claims")),

@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
                 subjects.add_row(cell(slug), str(n))
             out.print(subjects)
         s, t = data["sessions"], data["tokens"]
-        out.print(f"Sessions: {s['extracted']} extracted, {s['failed']} failed "
+        out.print(f"Conversations: {s['extracted']:,} extracted; sessions: {s['failed']} failed "
                   f"({s['permanentlyFailed']} for good), {s['inProgress']} in progress"
                   + (f", {s['waitingForKey']} waiting for a model key"
                      if s.get("waitingForKey") else ""))
