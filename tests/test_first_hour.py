@@ -6,6 +6,7 @@ from __future__ import annotations
 import orjson
 
 from tests.conftest import DESIGN_LINES, write_log
+from tests.test_init import openclaw, shipped  # noqa: F401  (fixtures: a stand-in openclaw)
 
 
 def test_an_id_that_is_not_there_gets_one_answer_from_get_and_forget(cli, log_dir):
@@ -136,3 +137,19 @@ def test_stats_counts_every_extracted_conversation_after_old_records_are_pruned(
 
     assert shown.exit_code == 0, shown.stderr
     assert "Conversations: 3 extracted" in shown.stdout
+
+
+def test_stats_after_a_fresh_install_says_no_conversation_waits_for_import(
+        cli, openclaw, zc_env, monkeypatch):  # noqa: F811
+    installed = cli("init")
+    assert installed.exit_code == 0, installed.stderr
+    assert "History: no conversation from before the install." in installed.stdout
+    monkeypatch.setattr("zettelclaw.render.want_json", lambda as_json: bool(as_json))
+
+    shown = cli("stats")  # what `openclaw memory status` prints too
+
+    assert shown.exit_code == 0, shown.stderr
+    said = " ".join(shown.stdout.split())  # as read, whatever the terminal's width
+    assert "wait for `zettelclaw import`" not in said
+    assert "History: none; init (" in said
+    assert "found no conversation from before the install" in said

@@ -57,6 +57,8 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
             "waitingForKey": waits["sessions"],
         },
         "history": {"installedAt": (state.__pydantic_extra__ or {}).get("installedAt"),
+                    # what init found waiting for import (None: not known, an older init)
+                    "foundAtInit": _found_at_init(state),
                     "importedSessions": len(state.section("imported"))},
         "tokens": {**Usage.from_dict(usage).as_dict(),
                    "extractions": count(usage.get("extractions")),
@@ -70,6 +72,13 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     if purging is not None:
         data["unfinishedPurge"] = purging
     return data
+
+
+def _found_at_init(state) -> int | None:
+    from .history import HISTORY_AT_INIT
+
+    found = (state.__pydantic_extra__ or {}).get(HISTORY_AT_INIT)
+    return found if type(found) is int and found >= 0 else None
 
 
 def key_status(waits: dict) -> dict:

@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
         if not undo:  # recorded before the config write: its hot reload starts a sweep
             from ..history import init_line, install_moment
 
-            history = init_line(install_moment(record=not dry_run))
+            history = init_line(install_moment(record=not dry_run), record=not dry_run)
         if dry_run:
             if history:
                 typer.echo(history)

@@ -60,8 +60,11 @@ def register(app: typer.Typer) -> None:
             out.print("[bold yellow]A purge did not finish[/bold yellow] (started ",
                       cell(data["unfinishedPurge"]["since"] or "?"), "); fix: ",
                       cell(data["unfinishedPurge"]["fix"]), sep="")
-        if data["history"]["installedAt"]:
-            h = data["history"]
+        h = data["history"]
+        if h["installedAt"] and h.get("foundAtInit") == 0 and not h["importedSessions"]:
+            out.print(f"History: none; init ({h['installedAt']}) found no conversation from "
+                      "before the install")
+        elif h["installedAt"]:
             out.print(f"History: conversations before the install ({h['installedAt']}) wait "
                       f"for `zettelclaw import`; {count(h['importedSessions'], 'session')} "
                   "imported; "
