@@ -153,3 +153,20 @@ def test_stats_after_a_fresh_install_says_no_conversation_waits_for_import(
     assert "wait for `zettelclaw import`" not in said
     assert "History: none; init (" in said
     assert "found no conversation from before the install" in said
+
+
+def test_brief_dry_run_without_the_workspace_says_what_the_run_would_do(
+        cli, log_dir, zc_env, monkeypatch):
+    write_log(log_dir, DESIGN_LINES)
+    missing = zc_env["home"] / "elsewhere" / "workspace"
+    monkeypatch.setenv("OPENCLAW_WORKSPACE_DIR", str(missing))
+
+    dry = cli("brief", "--dry-run", "--no-llm")
+    real = cli("brief", "--no-llm", "--no-vault")
+
+    assert (dry.exit_code, real.exit_code) == (0, 0)
+    assert dry.stdout == ""  # no diff creating a MEMORY.md the run never writes
+    assert dry.stderr.startswith(f"note: would not be briefed: the workspace {missing} does "
+                                 "not exist yet")
+    assert real.stderr.startswith(f"note: not briefed: the workspace {missing} does not exist")
+    assert not missing.exists()
