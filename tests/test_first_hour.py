@@ -170,3 +170,23 @@ def test_brief_dry_run_without_the_workspace_says_what_the_run_would_do(
                                  "not exist yet")
     assert real.stderr.startswith(f"note: not briefed: the workspace {missing} does not exist")
     assert not missing.exists()
+
+
+def test_the_readme_says_how_to_run_the_every_day_commands_after_make_demo():
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text()
+    every_day = " ".join(readme.split("## Every day", 1)[1].split("```", 1)[0].split())
+
+    assert "`pipx install .`" in every_day and "`source .venv/bin/activate`" in every_day
+    assert "the `export ...` line `make demo` prints" in every_day
+
+
+def test_search_and_log_in_an_empty_home_say_where_they_looked(cli, log_dir, monkeypatch):
+    monkeypatch.setattr("zettelclaw.render.want_json", lambda as_json: bool(as_json))
+
+    for shown in (cli("search", "webhook", "retries"), cli("log", "-n", "20")):
+        assert shown.exit_code == 0, shown.stderr
+        said = " ".join(shown.stderr.split())
+        assert f"The log {log_dir / 'log.jsonl'} holds nothing yet: `zettelclaw paths` shows " \
+               "where zettelclaw looks" in said, said

@@ -11,6 +11,7 @@ from ._options import (
     JsonOption,
     complete_subject,
     complete_type,
+    nothing_found,
     parse_window,
     scope,
     text_command,
@@ -65,7 +66,8 @@ def register(app: typer.Typer) -> None:
             from ..rank import rank
 
             results = rank(q, explain=explain)
-            emit_entries(results, as_json, show_score=True, empty_message="No matching entries.")
+            emit_entries(results, as_json, show_score=True,
+                         empty_message=nothing_found("No matching entries."))
             if explain and results and not want_json(as_json):
                 print_explanations(results)
             return
@@ -79,7 +81,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"{len(found) - len(shown):,} more (the {len(shown)} most recent are "
                        f"shown): --limit N shows N; piped output lists them all.", err=True)
             return
-        emit_entries(found, as_json, empty_message="No matching entries.")
+        emit_entries(found, as_json, empty_message=nothing_found("No matching entries."))
 
 
 def print_explanations(results: list[dict]) -> None:
