@@ -190,3 +190,38 @@ def test_search_and_log_in_an_empty_home_say_where_they_looked(cli, log_dir, mon
         said = " ".join(shown.stderr.split())
         assert f"The log {log_dir / 'log.jsonl'} holds nothing yet: `zettelclaw paths` shows " \
                "where zettelclaw looks" in said, said
+
+
+def test_undo_after_an_init_without_a_gateway_asks_nothing_and_leaves_no_empty_objects(
+        cli, openclaw, zc_env):  # noqa: F811
+    import json
+
+    config = zc_env["state"] / "openclaw.json"
+    config.write_text('{"gateway": {"port": 18789}}\n')
+    installed = cli("init")  # no gateway running: the nightly job is left to you
+    assert installed.exit_code == 0, installed.stderr
+    assert "No gateway is running to register it with" in installed.stdout
+
+    undone = cli("init", "--undo")
+
+    assert undone.exit_code == 0, undone.stderr
+    assert "needs you" not in undone.stdout and "todo" not in undone.stdout
+    assert "No cron job to remove: init registered none" in undone.stdout
+    assert json.loads(config.read_text()) == {"gateway": {"port": 18789},
+                                              "plugins": {"slots": {"memory": "memory-core"}}}
+
+
+def test_init_dry_run_says_what_openclaws_own_cli_created_in_the_home(
+        cli, openclaw, zc_env, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("FAKE_OPENCLAW_STATE_FILES", "1")  # as the real 2026.9 CLI does
+    state = zc_env["state"]
+
+    dry = cli("init", "--dry-run")
+
+    assert dry.exit_code == 0, dry.stderr
+    said = " ".join(dry.stdout.split())
+    assert (f"init changed nothing; OpenClaw's own CLI, run to read its config, plugins and "
+            f"cron jobs, created state/openclaw.sqlite, tmp/ in {state}") in said
+    assert openclaw.writes() == []
+    again = cli("init", "--dry-run")  # they are there now: nothing more to say
+    assert "OpenClaw's own CLI" not in again.stdout
