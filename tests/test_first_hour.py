@@ -225,3 +225,48 @@ def test_init_dry_run_says_what_openclaws_own_cli_created_in_the_home(
     assert openclaw.writes() == []
     again = cli("init", "--dry-run")  # they are there now: nothing more to say
     assert "OpenClaw's own CLI" not in again.stdout
+
+
+def _two_agents(zc_env):
+    import json
+
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"agents": {"list": [{"id": "main", "default": True}, {"id": "work"}]}}))
+
+
+def test_a_mistyped_agent_is_refused_with_the_known_ones_and_nothing_is_written(
+        cli, log_dir, zc_env):
+    from zettelclaw.markers import BEGIN_MARKER, END_MARKER
+
+    _two_agents(zc_env)
+    write_log(log_dir, DESIGN_LINES)
+    memory = zc_env["workspace"] / "MEMORY.md"
+    memory.write_text(f"{BEGIN_MARKER}\n## Active\n- auth-migration\n{END_MARKER}\n")
+    before = (log_dir / "log.jsonl").read_bytes(), memory.read_bytes()
+    refused = f"Error: OpenClaw has no agent 'mian' (in {zc_env['state']}); its agents: main, " \
+              "work\n"
+
+    for command in (("write", "fact", "Staging runs Postgres 16", "--agent", "mian"),
+                    ("brief", "--no-llm", "--agent", "mian"),
+                    ("search", "webhook", "--agent", "mian"), ("log", "--agent", "mian"),
+                    ("get", "a3k9x_BmQ2yT", "--agent", "mian"),
+                    ("handoff", "--agent", "mian"), ("stats", "--agent", "mian"),
+                    ("review", "--agent", "mian"), ("export", "--agent", "mian"),
+                    ("forget", "a3k9x_BmQ2yT", "--yes", "--agent", "mian")):
+        result = cli(*command)
+        assert (result.exit_code, result.stderr) == (2, refused), command
+
+    assert ((log_dir / "log.jsonl").read_bytes(), memory.read_bytes()) == before
+
+
+def test_main_and_an_agent_with_entries_are_known_on_a_fresh_install(cli, log_dir, zc_env):
+    # no openclaw.json, no agents/ folder yet: main is OpenClaw's agent
+    assert cli("write", "fact", "Staging runs Postgres 16", "--agent", "main").exit_code == 0
+    assert cli("log", "--agent", "main", "--json").exit_code == 0
+    # an agent since removed from OpenClaw keeps its memory, readable by name
+    write_log(log_dir, [{"id": "oldAgentFac1", "timestamp": "2026-03-01T10:00:00Z",
+                         "type": "fact", "content": "The old NAS is retired", "agent": "old"}])
+    assert [e["id"] for e in cli.lines("log", "--agent", "old", "--json")] == ["oldAgentFac1"]
+    unknown = cli("log", "--agent", "mian")
+    assert unknown.exit_code == 2
+    assert unknown.stderr.endswith("its agents: main, old\n")
