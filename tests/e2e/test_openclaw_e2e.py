@@ -167,7 +167,7 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     assert [row["content"] for row in _rows(found)] == [
         "Queue-based retries with exponential backoff for webhooks"]
     missing = home.openclaw("zettelclaw", "get", "no-such-entry", check=False)
-    assert missing.returncode == 1 and "Error: no entry no-such-entry" in missing.stderr
+    assert missing.returncode == 1 and "Error: no entry with id no-such-entry" in missing.stderr
 
     # the next turn's prompt carries the handoff (prependContext), framed as memory
     seen = len(openai.chat_requests())
