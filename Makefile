@@ -26,9 +26,12 @@ test: $(STAMP) e2e-toolchain
 unit: $(STAMP)
 	$(PY) -m pytest -q -m "not e2e"
 
-# file list, not the directory: Node 20 runs a directory's tests, Node 22+ takes it as a file
+# file list, not the directory: Node 20 runs a directory's tests, Node 22+ takes it as a file.
+# The reporter prints a dot a test, then each failure whole and one summary line (node's own
+# TAP is ~520 lines); NODE_TEST_REPORTER=tap (or spec) gives node's own.
+NODE_TEST_REPORTER ?= ./scripts/node-test-summary.mjs
 node-test:
-	node --test hooks/openclaw-plugin/test/*.test.js
+	node --test --test-reporter=$(NODE_TEST_REPORTER) hooks/openclaw-plugin/test/*.test.js
 
 e2e: $(STAMP) e2e-toolchain
 	$(PY) -m pytest -q -m e2e

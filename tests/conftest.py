@@ -13,6 +13,9 @@ from typer.testing import CliRunner
 
 from tests.fake_anthropic import fake_anthropic  # noqa: F401  (fixture: the fake model server)
 
+# under -q, each end-to-end test named as it starts (make test runs them first, minutes each)
+pytest_plugins = ["tests.e2e_progress"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 # what a person reads: the front page and the reference pages under docs/

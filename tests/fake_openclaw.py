@@ -13,7 +13,9 @@ Lines of argv).
 
 Environment: ``FAKE_OPENCLAW_VERSION`` (default 2026.9.6), ``FAKE_OPENCLAW_GATEWAY=1`` (a gateway
 is up), ``FAKE_OPENCLAW_LOG``, ``FAKE_OPENCLAW_PLUGIN_ERROR`` (the plugin fails to load with this
-message); the config is ``$OPENCLAW_CONFIG_PATH`` or ``~/.openclaw/...``.
+message), ``FAKE_OPENCLAW_STATE_FILES=1`` (every call creates ``state/openclaw.sqlite`` and
+``tmp/`` in the state directory when missing, as the real 2026.9 CLI does on any command); the
+config is ``$OPENCLAW_CONFIG_PATH`` or ``~/.openclaw/...``.
 """
 
 from __future__ import annotations
@@ -138,6 +140,10 @@ def main(argv: list[str]) -> None:
     if log:
         with open(log, "a") as fh:
             fh.write(json.dumps(argv) + "\n")
+    if os.environ.get("FAKE_OPENCLAW_STATE_FILES") == "1":
+        (state_dir() / "state").mkdir(parents=True, exist_ok=True)
+        (state_dir() / "state" / "openclaw.sqlite").touch()
+        (state_dir() / "tmp").mkdir(exist_ok=True)
     if argv == ["--version"]:
         print(f"OpenClaw {VERSION} (fake)" if MODERN else VERSION)
         return

@@ -63,7 +63,8 @@ def test_agent_main_never_gets_agent_works_handoff(two_agents, zc):
     assert set(state["lastHandoff"]) == {"main", "work"}
 
 
-def test_an_agent_without_handoffs_gets_none(two_agents, zc):
+def test_an_agent_without_handoffs_gets_none(two_agents, zc, zc_env):
+    (zc_env["state"] / "agents" / "ops" / "sessions").mkdir(parents=True)  # OpenClaw runs it
     assert _handoff(zc, "--agent", "ops") is None
 
 

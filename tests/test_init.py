@@ -247,7 +247,7 @@ def test_undo_on_2026_2_enables_memory_core_again(cli, openclaw, zc_env, monkeyp
 
     cfg = config(zc_env)
     assert dig(cfg, "plugins.slots.memory") == "memory-core"
-    assert "enabled" not in cfg["plugins"]["entries"].get("memory-core", {})
+    assert "enabled" not in cfg["plugins"].get("entries", {}).get("memory-core", {})
 
 
 def test_without_openclaw_cli_the_file_is_edited_after_a_backup(cli, zc_env, shipped, tmp_path,
@@ -542,7 +542,7 @@ def test_init_removes_memory_cores_dreaming_job_and_undo_gives_memory_core_back(
 
     cfg = config(zc_env)
     assert dig(cfg, "plugins.slots.memory") == "memory-core"
-    assert "enabled" not in cfg["plugins"]["entries"].get("memory-core", {})  # as it was
+    assert "enabled" not in cfg["plugins"].get("entries", {}).get("memory-core", {})  # as it was
 
 
 def test_undo_keeps_memory_core_enabled_when_the_user_had_said_so(cli, openclaw, zc_env):

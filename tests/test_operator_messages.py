@@ -63,7 +63,8 @@ def test_a_mistyped_id_is_no_entry_not_a_refused_file(cli, log_dir):
     eleven = DESIGN_LINES[0]["id"][:11]
     result = cli("get", eleven)
     assert result.exit_code == 1
-    assert result.stderr == f"Error: no entry {eleven} (ids are 12 characters; this is 11)\n"
+    assert result.stderr == (f"Error: no entry with id {eleven} (ids are 12 characters; "
+                             "this is 11)\n")
     assert "refused" in cli("get", "notes.txt").stderr  # a file name is still a file name
 
 

@@ -205,5 +205,9 @@ def _reflow_help(typer_app: typer.Typer) -> None:
     for info in typer_app.registered_commands:
         info.help = _reflow(info.help or (info.callback.__doc__ if info.callback else None))
     for group in typer_app.registered_groups:
+        callback = group.typer_instance.registered_callback  # a group's own help (review's)
+        if callback is not None and not isinstance(group.typer_instance.info.help, str):
+            callback.help = _reflow(callback.help or (callback.callback.__doc__
+                                                      if callback.callback else None))
         _reflow_help(group.typer_instance)
 

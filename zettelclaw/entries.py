@@ -48,6 +48,16 @@ def looks_like_id(text: str) -> bool:
     return bool(ID_RE.match(text))
 
 
+def no_entry(entry_id: str):
+    """The one answer ``get``, ``forget`` and ``review`` give for an id that is not there
+    (a :class:`NotFoundError`, exit 1), with the length when it cannot be an id."""
+    from .errors import NotFoundError
+
+    hint = "" if len(entry_id) == ID_LENGTH else \
+        f" (ids are {ID_LENGTH} characters; this is {len(entry_id)})"
+    return NotFoundError(f"no entry with id {entry_id}{hint}")
+
+
 class Entry(BaseModel):
     """The schema of design §3.3. ``extra='forbid'`` for new entries."""
 

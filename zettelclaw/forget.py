@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import paths
-from .errors import GoneError, NotFoundError, UsageError
+from .entries import no_entry
+from .errors import GoneError, UsageError
 from .log import FORGET, UNFORGET, Log
 from .rebriefing import SETTLE, owe, owed, settled
 
@@ -37,6 +38,7 @@ class Plan:
     forgets: dict[str, dict] = field(default_factory=dict)  # undo: entry id -> its forget
     notes: list[str] = field(default_factory=list)
     quoted: list[dict] = field(default_factory=list)  # current entries left that quote them
+    session: str | None = None  # the whole id of the session --session named
 
 
 def plan(ids: list[str], *, session: str | None = None, subject: str | None = None,
@@ -61,7 +63,9 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
     from .resolve import Resolution
 
     resolution = Resolution.of_log(agents=agents, default_agent=default)
-    result = Plan(undo=undo)
+    if session is not None:
+        session = _session_named(session, resolution.entries)
+    result = Plan(undo=undo, session=session)
     chosen: dict[str, dict] = {}
 
     def forget_of(entry_id: str) -> dict | None:
@@ -75,7 +79,7 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
         if record is not None and record.get("type") == FORGET and undo:
             entry_id = record["replaces"]  # the forget's own id: undo it
         if entry_id not in resolution.by_id:
-            raise NotFoundError(f"no entry with id {entry_id}")
+            raise no_entry(entry_id)
         gone = resolution.gone(entry_id)
         if gone is not None and "purged" in gone:
             raise GoneError(entry_id, "purged", gone.get("purged"))
@@ -113,6 +117,23 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
     if not undo:
         result.quoted = _quoting(result.entries, resolution)
     return result
+
+
+def _session_named(given: str, entries) -> str:
+    """The session ``--session`` names: its whole id, or the start of one (the 8 characters
+    the vault and the docs show) that only one session of these entries begins with; a start
+    several begin with is a usage error naming them. None begins with it: ``given`` as it is
+    (the caller says no entries of that session)."""
+    sessions = {e["session"] for e in entries if isinstance(e.get("session"), str)}
+    if given in sessions or not given:
+        return given
+    starting = sorted(s for s in sessions if s.startswith(given))
+    if len(starting) > 1:
+        shown = ", ".join(starting[:5]) + (f" and {len(starting) - 5} more"
+                                           if len(starting) > 5 else "")
+        raise UsageError(f"--session {given} is the start of {len(starting)} sessions: "
+                         f"{shown}; give more of it")
+    return starting[0] if starting else given
 
 
 def _holds(entry: dict, text: str) -> bool:

@@ -28,6 +28,8 @@ from .counts import count
 CHARS_PER_TOKEN = 4  # the estimate: characters / 4, the usual rule of thumb for English text
 LARGE_CONVERSATIONS = 20  # an import bigger than this asks first on a terminal
 LARGE_TOKENS = 200_000  # ... or than this many estimated input tokens
+# state.json: how many history conversations the last `init` found waiting for import
+HISTORY_AT_INIT = "historyAtInit"
 
 
 def record_install(moment: datetime | None = None) -> datetime | None:
@@ -69,8 +71,10 @@ def install_moment(*, record: bool) -> datetime | None:
     return parse_ts(format_ts(now()))
 
 
-def init_line(installed: datetime | None) -> str | None:
-    """What ``init`` says about the history (None: a log in use before, nothing to say)."""
+def init_line(installed: datetime | None, *, record: bool = False) -> str | None:
+    """What ``init`` says about the history (None: a log in use before, nothing to say).
+    ``record``: keep how many conversations it found waiting in state.json
+    (``historyAtInit``), so ``stats`` says nothing waits when none did."""
     if installed is None:
         return None
     from .errors import ZettelclawError
@@ -80,6 +84,11 @@ def init_line(installed: datetime | None) -> str | None:
         found = survey(installed=installed)
     except ZettelclawError as exc:
         return f"History: could not be read ({redact(str(exc))}); `zettelclaw import --dry-run`"
+    if record:
+        from .state import transaction
+
+        with transaction() as state:
+            state.__pydantic_extra__[HISTORY_AT_INIT] = found.conversations
     if not found.conversations:
         return "History: no conversation from before the install."
     return (f"History: {found.line()} from before the install, left alone by the automatic "

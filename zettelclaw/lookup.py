@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from . import paths
-from .entries import looks_like_id
+from .entries import looks_like_id, no_entry
 from .errors import GoneError, NotFoundError, UsageError
 
 SESSION_PREFIX = "session:"
@@ -34,8 +34,8 @@ class _Scope:
         return ", ".join(sorted(self.agents or ()))
 
 
-# an id with a character too few or too many (no dot or slash, so no file name either)
-NEAR_ID_RE = re.compile(r"^[A-Za-z0-9_-]{9,15}$")
+# no dot and no slash: not a file name, so an id (mistyped or not there)
+ID_LIKE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def get(target: str, *, history: bool = False, start: int | None = None,
@@ -62,8 +62,8 @@ def get(target: str, *, history: bool = False, start: int | None = None,
         return "session", session(target[len(SESSION_PREFIX):], agent, start, count)
     if looks_like_id(target) and not target.endswith(".md"):
         return "entries", entry_chain(target, agent) if history else [entry(target, agent)]
-    if NEAR_ID_RE.match(target):  # a mistyped id, not a file name: say so
-        raise NotFoundError(f"no entry {target} (ids are 12 characters; this is {len(target)})")
+    if ID_LIKE_RE.match(target):  # an id that is not there, as forget and review say it
+        raise no_entry(target)
     if agent.person not in (None, OWNER):
         raise UsageError(f"refused: {target} is the owner's memory, not {agent.person}'s")
     from . import memoryfiles
@@ -85,7 +85,7 @@ def entry(entry_id: str, scope: _Scope | None = None) -> dict:
                 and candidate.get("type") not in ("forget", "unforget")):
             found = (pos, candidate)
     if found is None:
-        raise NotFoundError(f"no entry with id {entry_id}")
+        raise no_entry(entry_id)
     pos, result = found
     if gone_kind(result) == "purged":
         raise GoneError(entry_id, "purged", result.get("purged"))
@@ -116,7 +116,7 @@ def entry_chain(entry_id: str, scope: _Scope | None = None) -> list[dict]:
                                                  else "purged"))
     chain = resolution.history(entry_id)
     if not chain:
-        raise NotFoundError(f"no entry with id {entry_id}")
+        raise no_entry(entry_id)
     return chain
 
 

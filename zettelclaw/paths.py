@@ -224,10 +224,77 @@ def own_agent(value: str | list[str] | None) -> str:
 
 
 def _named_agent(value: str) -> str:
-    """The agent id in ``value``: ``ID`` or ``agent:ID`` (the form for an agent called all)."""
+    """The agent id in ``value``: ``ID`` or ``agent:ID`` (the form for an agent called all),
+    one OpenClaw or the log knows (:func:`is_known_agent`), else a usage error naming them."""
     if value.startswith(NAMED_AGENT):
         value = value[len(NAMED_AGENT):].strip()
-    return check_agent(value)
+    agent_id = check_agent(value)
+    if not is_known_agent(agent_id):
+        from .errors import UsageError
+
+        raise UsageError(f"OpenClaw has no agent {agent_id!r} (in {_state_dir()}); its "
+                         f"agents: {', '.join(known_agents())}")
+    return agent_id
+
+
+def is_known_agent(agent_id: str) -> bool:
+    """Whether ``agent_id`` names an agent: ``main`` (OpenClaw's agent when its config lists
+    none, as on a fresh install), the default agent, one the config lists, one with a folder
+    in OpenClaw's ``agents/``, or one with entries in the log (an agent since removed from
+    OpenClaw keeps its memory). Cheap for the agents that run: the config is read already,
+    then one stat; the log is read only for an id none of those knows."""
+    if agent_id == "main" or agent_id == default_agent() or any(
+            a["id"].strip() == agent_id for a in _agent_list()):
+        return True
+    if os.path.isdir(os.path.join(_state_dir(), "agents", agent_id)):
+        return True
+    return agent_id in _log_agents(agent_id)
+
+
+def known_agents() -> list[str]:
+    """The agents OpenClaw knows (``main``, those its config lists, those with a folder of
+    sessions) and those with entries in the log."""
+    found = {"main", default_agent(), *agent_ids()}
+    try:
+        found.update(name for name in os.listdir(os.path.join(_state_dir(), "agents"))
+                     if not name.startswith(".")
+                     and os.path.isdir(os.path.join(_state_dir(), "agents", name)))
+    except OSError:
+        pass
+    return sorted(found | _log_agents())
+
+
+def _log_agents(only: str | None = None) -> set[str]:
+    """The agents the log's entries name (``only``: whether that one is among them, without
+    parsing the log: one search of its bytes)."""
+    try:
+        with open(log_file(), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return set()
+    if only is not None:
+        import json
+
+        needle = json.dumps(only).encode()
+        return {only} if (b'"agent":' + needle in data or b'"agent": ' + needle in data) \
+            else set()
+    import json
+
+    found = set()
+    marker = b'"agent":'
+    at = data.find(marker)
+    while at >= 0:
+        start = data.find(b'"', at + len(marker))
+        end = data.find(b'"', start + 1) if start >= 0 else -1
+        if start < 0 or end < 0:
+            break
+        if data[at + len(marker):start].strip() == b"":
+            try:
+                found.add(json.loads(data[start:end + 1]))
+            except ValueError:
+                pass
+        at = data.find(marker, end)
+    return found
 
 
 def agent_of_key(session_key: str | None) -> str | None:

@@ -443,11 +443,11 @@ def _latest_lines(limit, path, agents, default_agent, dropped) -> list | None:
 
 
 def run(query: Query, path: Path | None = None, *, started=None) -> list[dict]:
-    """Matching entries in log order; with a limit, the ``limit`` latest-dated of them (still
-    in log order, so a limited listing is a part of the unlimited one). ``started``: see
+    """Matching entries in log order; with a limit, the ``limit`` latest-dated of them in date
+    order, oldest first, as ``log -n`` lists them (a late extraction appends older-dated
+    entries at the end: in log order the newest would not come last). ``started``: see
     :func:`scan`."""
     located = scan(query, path, started=started)
     if query.limit:
-        chosen = sorted(latest(located, query.limit), key=lambda item: item[0])
-        return [entry for _, entry in chosen]
+        return [entry for _, entry in latest(located, query.limit)]
     return [entry for _, entry in located]

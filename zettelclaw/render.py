@@ -135,8 +135,8 @@ def emit_entries(entries: Iterable[dict], as_json: bool | None = None, *,
         return emit_json_lines(entries)
     rows = list(entries)
     out = console()
-    if not rows:
-        console(stderr=True).print(empty_message)
+    if not rows:  # plain text: a path in it is neither wrapped nor read as markup
+        print(empty_message, file=sys.stderr)
         return 0
     out.print(entries_table(rows, show_score=show_score))
     return len(rows)

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from . import paths
-from .errors import GoneError, NotFoundError, UsageError
+from .entries import no_entry
+from .errors import GoneError, UsageError
 from .log import Log
 
 SESSION = "review"
@@ -114,7 +115,7 @@ class Loops:
         if record is not None and "purged" in record:
             raise GoneError(entry_id, "purged", record.get("purged"))
         if entry_id not in self.resolution.by_id:
-            raise NotFoundError(f"no entry with id {entry_id}")
+            raise no_entry(entry_id)
         gone = self.resolution.gone(entry_id)
         if gone is not None:
             how = "purged" if "purged" in gone else "forgotten"

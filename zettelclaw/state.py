@@ -79,6 +79,16 @@ class State(BaseModel):
             extra[name] = {}
         return extra[name]
 
+    def conversations_extracted(self) -> int:
+        """How many conversations extraction has taken (``usage.conversations``, one more at
+        each one's commit), pruned records included; a state written before that count was
+        kept: the conversations its records show."""
+        usage = self.section("usage")
+        if "conversations" in usage:
+            return count(usage["conversations"])
+        return sum(count(record.get("segments")) or 1
+                   for record in self.extractedSessions.values() if isinstance(record, dict))
+
     def install_moment(self) -> datetime | None:
         """When ``zettelclaw init`` first installed zettelclaw (``installedAt``); None for a
         log used before init recorded it: then every conversation is taken as before."""

@@ -57,13 +57,18 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
                          for o in ("owner", "agent", "untrusted", "system", "unmarked")},
         },
         "sessions": {
-            "extracted": len(state.extractedSessions),
+            # conversations extracted since the install; the sessions whose records state.json
+            # still keeps (older ones are pruned once a sweep covers them) apart
+            "extracted": state.conversations_extracted(),
+            "recorded": len(state.extractedSessions),
             "failed": len(failed),
             "permanentlyFailed": sum(1 for f in failed.values() if f.get("permanent")),
             "inProgress": len(state.section("claims")),
             "waitingForKey": waits["sessions"],
         },
         "history": {"installedAt": (state.__pydantic_extra__ or {}).get("installedAt"),
+                    # what init found waiting for import (None: not known, an older init)
+                    "foundAtInit": _found_at_init(state),
                     "importedSessions": len(state.section("imported"))},
         "tokens": {**Usage.from_dict(usage).as_dict(),
                    "extractions": count(usage.get("extractions")),
@@ -83,6 +88,13 @@ def collect(agents: frozenset[str] | None = None, default_agent: str = "main") -
     if found:  # a sweep ran while the clock was ahead: said, with what it means
         data["sweptAhead"] = {a: format_ts(t) for a, t in sorted(found.items())}
     return data
+
+
+def _found_at_init(state) -> int | None:
+    from .history import HISTORY_AT_INIT
+
+    found = (state.__pydantic_extra__ or {}).get(HISTORY_AT_INIT)
+    return found if type(found) is int and found >= 0 else None
 
 
 def key_status(waits: dict) -> dict:

@@ -167,7 +167,7 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     assert [row["content"] for row in _rows(found)] == [
         "Queue-based retries with exponential backoff for webhooks"]
     missing = home.openclaw("zettelclaw", "get", "no-such-entry", check=False)
-    assert missing.returncode == 1 and "Error: no entry no-such-entry" in missing.stderr
+    assert missing.returncode == 1 and "Error: no entry with id no-such-entry" in missing.stderr
 
     # the next turn's prompt carries the handoff (prependContext), framed as memory
     seen = len(openai.chat_requests())
@@ -266,7 +266,7 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     home.zettelclaw("init", "--undo")
     cfg = home.config()
     assert cfg["plugins"]["slots"]["memory"] == "memory-core"
-    assert "enabled" not in cfg["plugins"]["entries"].get("memory-core", {})
+    assert "enabled" not in cfg["plugins"].get("entries", {}).get("memory-core", {})
     home.wait_for(lambda: [j for j in home.json_of(home.openclaw(
         "cron", "list", "--all", "--json"))["jobs"] if j["name"] == "Memory Dreaming Promotion"],
         120, "memory-core's dreaming job after --undo", interval=5)

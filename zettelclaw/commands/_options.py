@@ -43,6 +43,24 @@ def scope(agent: list[str] | None, session_key: str | None = None) -> dict:
     return out
 
 
+def nothing_found(message: str) -> str:
+    """``message`` for a listing that found nothing, with a hint when the log itself holds
+    nothing: a person in a shell without the demo's exports (or the install's home) reads an
+    empty home, and should hear where zettelclaw looked."""
+    from .. import paths
+
+    log = paths.log_path()
+    try:
+        empty = log.stat().st_size == 0
+    except OSError:
+        empty = True
+    if not empty:
+        return message
+    return (f"{message} The log {log} holds nothing yet: `zettelclaw paths` shows where "
+            "zettelclaw looks (--home or ZETTELCLAW_HOME names another; `make demo` prints "
+            "the export line for its home).")
+
+
 def parse_window(value: str | None, *, end: bool = False) -> datetime | None:
     from ..query import parse_when
 

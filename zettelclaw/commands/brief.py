@@ -92,7 +92,8 @@ def register(app: typer.Typer) -> None:
                 if one in debts:
                     settled({one: debts[one].get("token")})
             except briefing.MissingWorkspace as exc:  # an agent OpenClaw has not set up (yet)
-                typer.echo(f"note: {label}not briefed: {exc}", err=True)
+                typer.echo(f"note: {label}{'would not be' if dry_run else 'not'} briefed: "
+                           f"{exc}", err=True)
             except ZettelclawError as exc:
                 if options.single:
                     raise
@@ -130,6 +131,8 @@ def _brief_one(briefing, options, *, dry_run: bool, print_: bool, label: str) ->
             typer.echo(result.block)
         return
     if dry_run:
+        if result.after != result.before and not result.memory.parent.is_dir():
+            raise briefing.MissingWorkspace(result.memory.parent)  # as the write would
         diff = _diff(result)
         if diff:
             typer.echo(diff, nl=False)

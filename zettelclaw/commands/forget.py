@@ -17,7 +17,9 @@ def register(app: typer.Typer) -> None:
             metavar="[ID]...", help="Entry ids (any version of a corrected entry: its current "
                                     "version is forgotten).", show_default=False)] = None,
         session: Annotated[Optional[str], typer.Option(
-            "--session", help="Every current entry of this session.")] = None,
+            "--session", help="Every current entry of this session (its id, or the start of "
+                              "it only one session has, such as the vault's 8 characters)."
+        )] = None,
         subject: Annotated[Optional[str], typer.Option(
             "--subject", "-s", help="Every current entry about this subject.",
             autocompletion=complete_subject)] = None,
@@ -54,7 +56,7 @@ def register(app: typer.Typer) -> None:
         done = core.plan(list(ids or []), session=session, subject=subject, undo=undo,
                          agents=scope, default=paths.default_agent(), match=match)
         if session is not None and not done.entries:
-            _check_session(session, scope)
+            _check_session(done.session, scope)
         for note in done.notes:
             typer.echo(f"note: {note}", err=True)
         for entry in done.quoted:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 from typing import Annotated, Optional
@@ -38,8 +39,11 @@ def register(app: typer.Typer) -> None:
         installs the skill, adds the MEMORY.md markers and registers the nightly briefing.
         """
         from .. import openclaw as oc
+        from .. import paths
         from ..counts import count
 
+        state_dir = paths.openclaw_state_dir()
+        before = _names_in(state_dir)  # what OpenClaw's own CLI adds there, said by a dry run
         cli = oc.OpenClawCLI.find(openclaw)
         if vault is not None and undo:
             from ..errors import UsageError
@@ -63,10 +67,15 @@ def register(app: typer.Typer) -> None:
         if not undo:  # recorded before the config write: its hot reload starts a sweep
             from ..history import init_line, install_moment
 
-            history = init_line(install_moment(record=not dry_run))
+            history = init_line(install_moment(record=not dry_run), record=not dry_run)
         if dry_run:
             if history:
                 typer.echo(history)
+            made = _made_by_openclaw(state_dir, before)
+            if made:
+                typer.echo(f"init changed nothing; OpenClaw's own CLI, run to read its config, "
+                           f"plugins and cron jobs, created {made} in {state_dir} (as any "
+                           "`openclaw` command does when they are missing).")
             return
         oc.apply(report)
         changed = sum(1 for s in report.steps if s.changes)
@@ -101,6 +110,28 @@ def _say_model_key() -> None:
 
     if lookup().credential is None:
         typer.echo(f"Model key: none found; conversations wait for one. Fix: {fix_text()}")
+
+
+def _names_in(directory: Path) -> set[str] | None:
+    try:
+        return set(os.listdir(directory))
+    except OSError:
+        return None
+
+
+def _made_by_openclaw(state_dir: Path, before: set[str] | None) -> str:
+    """What appeared in OpenClaw's state directory since ``before`` (its CLI's own state
+    database and temp folder on 2026.9), as a list to read; empty when nothing did."""
+    after = _names_in(state_dir)
+    if after is None:
+        return ""
+    if before is None:
+        return "the directory itself"
+    new = sorted(after - before)
+    shown = [f"{name}/openclaw.sqlite" if name == "state"
+             and (state_dir / name / "openclaw.sqlite").exists()
+             else name + ("/" if (state_dir / name).is_dir() else "") for name in new]
+    return ", ".join(shown)
 
 
 def _absolute(path: Path | None) -> Path | None:

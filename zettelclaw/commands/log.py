@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ._options import AgentOption, JsonOption, scope
+from ._options import AgentOption, JsonOption, nothing_found, scope
 
 
 def register(app: typer.Typer) -> None:
@@ -28,4 +28,4 @@ def register(app: typer.Typer) -> None:
         from ..render import emit_entries
 
         emit_entries(latest_entries(count, **scope(agent)), as_json,
-                     empty_message="The log is empty.")
+                     empty_message=nothing_found("No entries."))

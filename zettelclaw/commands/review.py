@@ -152,8 +152,12 @@ def register(app: typer.Typer) -> None:
         scope = ctx.obj or {}
         loops = _loops(scope.get("agent"))
         chosen: dict[str, list[str]] = {"close": [], "drop": []}
-        listed = loops.open(kind=_kind(scope.get("type")), subject=scope.get("subject"),
-                            quiet=bool(scope.get("quiet")))
+        kind, subject, quiet = _kind(scope.get("type")), scope.get("subject"), \
+            bool(scope.get("quiet"))
+        listed = loops.open(kind=kind, subject=subject, quiet=quiet)
+        if not listed:
+            _nothing_to_walk(loops, kind, subject, quiet)
+            return
         for number, loop in enumerate(listed, 1):
             typer.echo(f"[{number}/{len(listed)}] {_line(loop)}", err=True)
             choice = _ask()
@@ -164,7 +168,8 @@ def register(app: typer.Typer) -> None:
         written = []
         for action, ids in chosen.items():
             if ids:
-                written += _write(loops.plan(action, ids))
+                written += _write(loops.plan(action, ids), rebrief=False)
+        _rebrief(written)  # once for both: one briefing rewritten, said once
         kept = len(listed) - sum(len(ids) for ids in chosen.values())
         typer.echo(f"Closed {len(chosen['close'])}, dropped {len(chosen['drop'])}, "
                    f"left {kept} open" + _undo_hint(written), err=True)
@@ -231,16 +236,41 @@ def _run(done, *, dry_run: bool, yes: bool, as_json: bool) -> None:
     typer.echo(said)
 
 
-def _write(done) -> list[dict]:
-    from ..forget import owed, rebrief
+def _nothing_to_walk(loops, kind, subject, quiet: bool) -> None:
+    """A walk with no loop to ask about says why: none open, or (``--quiet``) none quiet,
+    with how many are open."""
+    if not quiet:
+        typer.echo("No open tasks or questions.", err=True)
+        return
+    from ..briefing import Options
+
+    open_ = len(loops.open(kind=kind, subject=subject, quiet=False))
+    days = Options.resolve(use_model=False).quiet_after
+    if not open_:
+        typer.echo("No open tasks or questions.", err=True)
+        return
+    typer.echo(f"Nothing is quiet: {'the' if open_ == 1 else 'all'} "
+               f"{_count(open_, 'open loop')} {'was' if open_ == 1 else 'were'} touched in the "
+               f"last {days} days (briefing.quietAfter); `zettelclaw review walk` walks "
+               f"{'it' if open_ == 1 else 'them'}.", err=True)
+
+
+def _write(done, *, rebrief: bool = True) -> list[dict]:
     from ..review import apply
 
     written = apply(done)
+    if rebrief:
+        _rebrief(written)
+    return written
+
+
+def _rebrief(written: list[dict]) -> None:
+    from ..forget import owed, rebrief
+
     # with any briefing an earlier forget or review close killed after its append owes
     owes = sorted(owed())
     for note in rebrief(written, agents=owes) if written or owes else []:
         typer.echo(note if note.startswith("warning:") else f"note: {note}", err=True)
-    return written
 
 
 def _undo_hint(written: list[dict]) -> str:

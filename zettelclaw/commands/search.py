@@ -12,6 +12,7 @@ from ._options import (
     SessionKeyOption,
     complete_subject,
     complete_type,
+    nothing_found,
     parse_window,
     scope,
     text_command,
@@ -67,7 +68,8 @@ def register(app: typer.Typer) -> None:
             from ..rank import rank
 
             results = rank(q, explain=explain)
-            emit_entries(results, as_json, show_score=True, empty_message="No matching entries.")
+            emit_entries(results, as_json, show_score=True,
+                         empty_message=nothing_found("No matching entries."))
             if explain and results and not want_json(as_json):
                 print_explanations(results)
             return
@@ -76,13 +78,12 @@ def register(app: typer.Typer) -> None:
             from ..query import latest
 
             # a table of 20,000 rows helps nobody: the most recent, and how to see the rest
-            shown = [entry for _, entry in sorted(latest(enumerate(found), TERMINAL_ROWS),
-                                                  key=lambda item: item[0])]
+            shown = [entry for _, entry in latest(enumerate(found), TERMINAL_ROWS)]
             emit_entries(shown, as_json)
             typer.echo(f"{len(found) - len(shown):,} more (the {len(shown)} most recent are "
                        f"shown): --limit N shows N; piped output lists them all.", err=True)
             return
-        emit_entries(found, as_json, empty_message="No matching entries.")
+        emit_entries(found, as_json, empty_message=nothing_found("No matching entries."))
 
 
 def print_explanations(results: list[dict]) -> None:

@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
                 subjects.add_row(cell(slug), str(n))
             out.print(subjects)
         s, t = data["sessions"], data["tokens"]
-        out.print(f"Sessions: {s['extracted']} extracted, {s['failed']} failed "
+        out.print(f"Conversations: {s['extracted']:,} extracted; sessions: {s['failed']} failed "
                   f"({s['permanentlyFailed']} for good), {s['inProgress']} in progress"
                   + (f", {s['waitingForKey']} waiting for a model key"
                      if s.get("waitingForKey") else ""))
@@ -74,8 +74,11 @@ def register(app: typer.Typer) -> None:
         for one, stamp in (data.get("sweptAhead") or {}).items():
             out.print("[bold yellow]The clock ran ahead:[/bold yellow] ",
                       cell(clock_note(one, stamp, set_back=False)), sep="")
-        if data["history"]["installedAt"]:
-            h = data["history"]
+        h = data["history"]
+        if h["installedAt"] and h.get("foundAtInit") == 0 and not h["importedSessions"]:
+            out.print(f"History: none; init ({h['installedAt']}) found no conversation from "
+                      "before the install")
+        elif h["installedAt"]:
             out.print(f"History: conversations before the install ({h['installedAt']}) wait "
                       f"for `zettelclaw import`; {count(h['importedSessions'], 'session')} "
                   "imported; "

@@ -163,6 +163,8 @@ def _finalize(state, session_id: str, record: dict) -> None:
     history = bool(record.get("history"))
     table = state.section("imported") if history else state.extractedSessions
     previous = table.get(session_id) or {}
+    if not history:  # counted apart: pruning drops old records, not the count
+        state.section("usage")["conversations"] = state.conversations_extracted() + 1
     table[session_id] = {
         "at": format_ts(now()),
         "entries": _count(previous.get("entries")) + len(record.get("entries") or []),

@@ -22,7 +22,14 @@ from .cli import _join
 from .config import _MISSING, _load_record, _read_config, _tilde, dig
 from .host import zettelclaw_executable
 from .report import Report, Step, _nothing
-from .settings import BRIEFING_JOB, PLUGIN_ID, SLOT_KEY, UNDO_FILE, desired_settings
+from .settings import (
+    BRIEFING_JOB,
+    CRON_RECORD,
+    PLUGIN_ID,
+    SLOT_KEY,
+    UNDO_FILE,
+    desired_settings,
+)
 
 
 class InstallSteps:
@@ -200,7 +207,8 @@ class InstallSteps:
             return
         if job is None:
             args = self.cron_add_args()
-            report.add(Step(f"{what}: openclaw {_join(args)}", apply=lambda: self.cli.run(*args)))
+            report.add(Step(f"{what}: openclaw {_join(args)}",
+                            apply=lambda: (self.cli.run(*args), self._note_cron_job())))
             return
         todo = "\n".join([
             "No gateway is running to register it with: start it and run `zettelclaw init` "
@@ -260,6 +268,17 @@ class InstallSteps:
                 value = dig(config, key)
                 previous[key] = {"absent": True} if value is _MISSING else {"value": value}
         record["pluginDir"] = str(self.plugin_dir)
+        # whether an init registered the nightly job with a gateway: --undo without a gateway
+        # asks you to remove it only then (_note_cron_job sets it)
+        record.setdefault(CRON_RECORD, False)
+        ensure_private_dir(record_path.parent)
+        atomic_write(record_path, json.dumps(record, indent=2) + "\n")
+
+
+    def _note_cron_job(self) -> None:
+        record_path = paths.log_dir() / UNDO_FILE
+        record = _load_record(record_path)
+        record[CRON_RECORD] = True
         ensure_private_dir(record_path.parent)
         atomic_write(record_path, json.dumps(record, indent=2) + "\n")
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 PLUGIN_ID = "zettelclaw"
 BRIEFING_JOB = "zettelclaw-briefing"
 UNDO_FILE = "openclaw-init.json"
+CRON_RECORD = "cronJobAdded"  # in UNDO_FILE: whether an init registered BRIEFING_JOB
 MEMORY_CORE_ENABLED = "plugins.entries.memory-core.enabled"
 SLOT_KEY = "plugins.slots.memory"
 # memory-core's own cron jobs (2026.9: "Memory Dreaming Promotion") carry this declaration key

@@ -4,6 +4,7 @@ MEMORY.md markers, then forget the record. The log is kept: it is the memory."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from .approvals import exec_allowlist_has
 from .cli import _join
 from .config import _MISSING, _load_record, _put, _read_config, _tilde, dig
 from .report import Report, Step, _nothing
-from .settings import BRIEFING_JOB, PLUGIN_ID, UNDO_FILE
+from .settings import BRIEFING_JOB, CRON_RECORD, PLUGIN_ID, UNDO_FILE
 
 
 class UndoSteps:
@@ -23,7 +24,7 @@ class UndoSteps:
     def plan_undo(self) -> Report:
         report = Report()
         record = _load_record(paths.log_dir() / UNDO_FILE)
-        self._plan_remove_cron(report)
+        self._plan_remove_cron(report, record)
         self._plan_uninstall_plugin(report)
         self._plan_restore_settings(report, record.get("previous", {}))
         self._plan_remove_exec_approvals(report, record.get("execAllowlist", []))
@@ -41,12 +42,16 @@ class UndoSteps:
                                 "now (nothing will append to them).")
         return report
 
-    def _plan_remove_cron(self, report: Report) -> None:
+    def _plan_remove_cron(self, report: Report, record: dict) -> None:
         job = self.find_briefing_job()
         if isinstance(job, dict):
             job_id = str(job.get("id") or job.get("jobId") or BRIEFING_JOB)
             report.add(Step(f"remove the cron job {BRIEFING_JOB}: openclaw cron rm {job_id}",
                             apply=lambda: self.cli.run("cron", "rm", job_id)))
+        elif job is False and record.get(CRON_RECORD) is False:  # init could not add one
+            report.notes.append(f"No cron job to remove: init registered none (no gateway was "
+                                f"running); a crontab line or a {BRIEFING_JOB} job you added "
+                                "yourself is yours to remove.")
         elif job is False:
             report.add(Step(f"remove the cron job {BRIEFING_JOB}",
                             manual="no gateway is running: once it runs, "
@@ -129,6 +134,7 @@ class UndoSteps:
                 if not (dig(config, k) == v or (v is _MISSING and dig(config, k) is _MISSING))}
         if not todo:
             return
+        todo = _without_emptied(config, todo)
         if self.cli is None:
             self._edit_file(todo)
         elif self.modern:  # one validated write; null deletes a path
@@ -142,6 +148,38 @@ class UndoSteps:
                     self.cli.run("config", "unset", key)
                 else:
                     self.cli.run("config", "set", key, json.dumps(value), "--strict-json")
+
+
+# what `plugins uninstall` leaves of the plugin install init made: gone when nothing is left
+_UNINSTALL_LEFTOVERS = ("plugins.installs", "plugins.load.paths")
+
+
+def _without_emptied(config: dict, todo: dict[str, Any]) -> dict[str, Any]:
+    """``todo`` with the objects its unsets (and the plugin's uninstall) leave empty unset too,
+    each at its highest emptied level (``memoryFlush: {}`` goes, and ``compaction`` with it
+    when nothing else is in it): an undo leaves no ``{}`` behind where init put a setting."""
+    after = copy.deepcopy(config)
+    for key, value in todo.items():
+        _put(after, key, value)
+    unset = [key for key, value in todo.items() if value is _MISSING]
+    unset += [key for key in _UNINSTALL_LEFTOVERS if dig(after, key) in ({}, [])]
+    emptied: list[str] = []
+    for key in unset:
+        parts = key.split(".")
+        if dig(after, key) in ({}, []):
+            _put(after, key, _MISSING)
+            emptied.append(key)
+        for depth in range(len(parts) - 1, 0, -1):
+            parent = ".".join(parts[:depth])
+            if dig(after, parent) != {}:
+                break
+            _put(after, parent, _MISSING)
+            emptied.append(parent)
+    out = dict(todo)
+    for gone in emptied:  # one unset of the emptied object, none of what was inside it
+        out = {k: v for k, v in out.items() if not k.startswith(gone + ".")}
+        out[gone] = _MISSING
+    return out
 
 
 def _remove_skill(dest: Path) -> None:
