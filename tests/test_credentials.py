@@ -298,18 +298,8 @@ def test_a_conversation_a_hook_ended_without_a_key_goes_with_the_next_sweep(
     home.jsonl_session("main", SID, AUTH_TURNS, key="agent:main:main", start=minutes_ago)
     ended = cli("extract", "--session-id", SID, "--reason", "before_reset:new")
     assert ended.exit_code == 1 and SID in read_state(log_dir)["waitingForKey"]["sessions"]
-    (state / ".env").write_text(f"ANTHROPIC_API_KEY={fake_anthropic.api_key}\n")
-
-    stats = json.loads(cli("stats", "--json").stdout)
-    assert stats["waitingForKey"]["fix"] == "run `zettelclaw sweep` to extract them now"
-    fake_anthropic.reply(GOOD_REPLY)
-    sweep = cli("sweep")
-
-    assert sweep.exit_code == 0, sweep.stderr
-    assert sweep.stdout.startswith("Sweep: 1 session extracted, 0 skipped, 0 failed; 4 entries")
-    assert {e["session"] for e in read_log(log_dir)} == {SID}
-    saved = read_state(log_dir)
-    assert SID in saved["extractedSessions"] and "waitingForKey" not in saved
+    _key_comes_and_the_sweep_extracts(cli, fake_anthropic, state, log_dir)
+    assert SID in read_state(log_dir)["extractedSessions"]
 
 
 def test_a_conversation_the_nightly_sweep_found_without_a_key_goes_when_the_key_comes(
@@ -325,17 +315,7 @@ def test_a_conversation_the_nightly_sweep_found_without_a_key_goes_when_the_key_
     home.jsonl_session("main", SID, AUTH_TURNS, key="agent:main:main", start=minutes_ago)
     nightly = cli("sweep")
     assert nightly.exit_code == 1 and SID in read_state(log_dir)["waitingForKey"]["sessions"]
-    (state / ".env").write_text(f"ANTHROPIC_API_KEY={fake_anthropic.api_key}\n")
-
-    stats = json.loads(cli("stats", "--json").stdout)
-    assert stats["waitingForKey"]["fix"] == "run `zettelclaw sweep` to extract them now"
-    fake_anthropic.reply(GOOD_REPLY)
-    sweep = cli("sweep")
-
-    assert sweep.exit_code == 0, sweep.stderr
-    assert sweep.stdout.startswith("Sweep: 1 session extracted, 0 skipped, 0 failed; 4 entries")
-    assert {e["session"] for e in read_log(log_dir)} == {SID}
-    assert "waitingForKey" not in read_state(log_dir)
+    _key_comes_and_the_sweep_extracts(cli, fake_anthropic, state, log_dir)
 
 
 def test_doctor_says_waiting_sessions_can_go_once_a_key_is_found(cli, auth_session,  # noqa: F811
@@ -351,3 +331,19 @@ def test_doctor_says_waiting_sessions_can_go_once_a_key_is_found(cli, auth_sessi
     stats = json.loads(cli("stats", "--json").stdout)
     assert stats["waitingForKey"]["keyFound"].startswith("API key from OpenClaw's env file")
     assert ENV_FILE_KEY not in doctor.stdout + json.dumps(stats)
+
+
+def _key_comes_and_the_sweep_extracts(cli, fake_anthropic, state, log_dir) -> None:
+    """The person stores a key in OpenClaw's .env: `stats` says the next sweep extracts the
+    waiting conversation, and the sweep does, the wait forgotten."""
+    (state / ".env").write_text(f"ANTHROPIC_API_KEY={fake_anthropic.api_key}\n")
+
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["waitingForKey"]["fix"] == "run `zettelclaw sweep` to extract them now"
+    fake_anthropic.reply(GOOD_REPLY)
+    sweep = cli("sweep")
+
+    assert sweep.exit_code == 0, sweep.stderr
+    assert sweep.stdout.startswith("Sweep: 1 session extracted, 0 skipped, 0 failed; 4 entries")
+    assert {e["session"] for e in read_log(log_dir)} == {SID}
+    assert "waitingForKey" not in read_state(log_dir)
