@@ -578,7 +578,9 @@ def show(report: dict) -> None:
         cells = []
         for day in sorted(points):
             found = points[day]["latency"].get(name)
-            if name == "python3 -c pass":
+            if found is None:
+                cells.append("-")
+            elif name == "python3 -c pass":
                 cells.append(f"{found['seconds'] * 1000:.0f} ms")
             else:
                 cells.append(f"{found['ratio']:.1f}x" if found else "-")
@@ -692,11 +694,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
         parser.error(f"--days must be 1-{year_world.YEAR}")
     if args.every < 1:
         parser.error("--every must be 1 or more")
-    reports = [one_world(world, args) for world in args.world or list(year_world.WORLDS)]
+    reports = []
+    for world in args.world or list(year_world.WORLDS):
+        reports.append(one_world(world, args))
+        if args.json:  # after each world: a long run's figures so far
+            Path(args.json).write_text(json.dumps(reports, indent=1, default=list) + "\n")
     if len(reports) > 1:
         summary(reports)
-    if args.json:
-        Path(args.json).write_text(json.dumps(reports, indent=1, default=list) + "\n")
     return reports
 
 

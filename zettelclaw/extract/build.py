@@ -26,7 +26,7 @@ def _text(value) -> str | None:
 def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                   shown=None, agent: str | None = None,
                   allow_handoff: bool = True, timestamp: str | None = None,
-                  resolution=None) -> tuple[list[dict], list[str], int]:
+                  resolution=None, touched=None) -> tuple[list[dict], list[str], int]:
     """Validated, redacted entries (model order, at most one handoff, last) + warnings +
     how many objects were dropped.
 
@@ -36,6 +36,12 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     corrected by the entry's type (:func:`zettelclaw.corrections.can_replace`; the target is
     known from ``resolution``) is not linked either, nor one that an entry the model was not
     shown names more closely (:func:`zettelclaw.corrections.look_alike`: a look-alike).
+    A ``replaces`` naming one of several look-alikes the model was shown, or an entry of
+    another subject than the new one's, is linked only when the evidence picks one
+    (:func:`zettelclaw.corrections.judge_link`: the new entry's subject, else the subjects
+    the conversation names, ``touched``), perhaps another than the one named (a warning
+    says so); else the entry is kept as a new one whose ``may_replace`` names the one the
+    model named, for the person to confirm (`zettelclaw review`).
 
     With ``resolution`` (of the log as it stands) a proposed ``replaces`` follows the rules of
     :mod:`zettelclaw.corrections`: an id already replaced is redirected to its chain's current
@@ -86,6 +92,9 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
             else:
                 target = _target(replaces, kind, content, known_ids, shown, resolution,
                                  stamp, warnings)
+                if target is not None and shown is not None and resolution is not None:
+                    target = _judged(target, kind, content, fields, shown, touched,
+                                     resolution, warnings)
                 if target is not None:
                     fields["replaces"] = target
         if resolution is not None and fields.get("replaces"):
@@ -137,6 +146,27 @@ def _target(target: str, kind: str, content: str, known_ids: set[str], shown, re
                         "kept as a new entry")
         return None
     return target
+
+
+def _judged(target: str, kind: str, content: str, fields: dict, shown, touched, resolution,
+            warnings: list[str]) -> str | None:
+    """The entry a ``replaces`` naming ``target`` links (see :func:`build_entries`): it, a
+    look-alike the evidence picks, or None with ``fields["may_replace"]`` set."""
+    from ..corrections import judge_link
+
+    old = resolution.by_id.get(target)
+    if old is None or resolution.is_replaced(target):
+        return target  # (a chain's head is corrected instead: _correct)
+    chosen, why = judge_link(old, content, fields.get("subject"), shown, touched, resolution)
+    if chosen is None:
+        fields["may_replace"] = target
+        warnings.append(f"did not link replaces={target}: {why}; kept as a new {kind} for "
+                        "review (`zettelclaw review`)")
+        return None
+    if chosen["id"] != target:
+        warnings.append(f"replaces={target}: {chosen['id']} says it as well and is of "
+                        f"{chosen.get('subject')}, as this {kind}; linked that one instead")
+    return chosen["id"]
 
 
 def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_here: dict,

@@ -120,7 +120,7 @@ class Extractor:
                                            known_ids=known_ids, shown=shown.ids,
                                            allow_handoff=last,
                                            timestamp=stamp, resolution=resolution,
-                                           agent=agent)
+                                           agent=agent, touched=shown.touched)
             entries.extend(made)
             warnings.extend(notes)
             skipped += parsed.skipped
