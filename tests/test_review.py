@@ -157,8 +157,9 @@ def test_the_agents_tool_closes_in_its_own_memory_with_the_same_command(cli, loo
 
 def test_a_look_alike_close_is_shown_for_review(cli, home, fake_anthropic, log_dir):
     """The model closes the older of two tasks that say the same of different projects; the
-    conversation names neither: nothing is closed, review shows the link with the one
-    command that makes it, and that command is undone by one more."""
+    conversation names neither: nothing is closed, the briefing counts the link to confirm,
+    review shows it with the one command that makes it, and that command is undone by one
+    more."""
     from datetime import datetime, timedelta, timezone
 
     from tests.conftest import write_log
@@ -195,9 +196,13 @@ def test_a_look_alike_close_is_shown_for_review(cli, home, fake_anthropic, log_d
     (row,) = [r for r in cli.lines("review", "--json") if r["id"] == older["id"]]
     assert [c["content"] for c in row["may_be_closed_by"]] == ["That cron job thing is done now."]
 
+    brief = cli("brief", "--no-llm", "--print")
+    assert "1 link to confirm" in brief.stdout and "`zettelclaw review`" in brief.stdout
+
     closed = cli("review", "close", older["id"], "--yes")
     assert closed.exit_code == 0, closed.stderr
     assert "link to confirm" not in cli("review").stderr
+    assert "link to confirm" not in cli("brief", "--no-llm", "--print").stdout
     undo = closed.stderr.split("undo: ")[1].split()
     assert cli(*undo[1:], "--yes").exit_code == 0
     assert "1 link to confirm" in cli("review").stderr  # open again, the link asked again
