@@ -166,6 +166,7 @@ class Run:
         self.entry_of: dict[int, str | None] = {}  # statement n -> its entry id
         self.key_of: dict[str, tuple] = {}  # entry id -> (key, value) of its statement
         self.follow_ups: list[dict] = []
+        self.misses: list[dict] = []  # follow-ups not shown their target or not closing it
         self.nights: list[dict] = []
         self.checkpoints: dict[int, dict] = {}
         self.flags: dict[tuple[str, str], int] = {}  # flagged pair -> the night first shown
@@ -291,6 +292,12 @@ class Run:
             outcome = "right"
         else:
             outcome = "wrong"
+        if len(self.misses) < 400 and (outcome != "right" or target not in shown):
+            said = self.year.statements[s.target]
+            self.misses.append({"outcome": outcome, "shown": target in shown,
+                                "lag": s.day - said.day, "text": s.text, "target": said.text,
+                                "linked": log.by_id.get(linked, {}).get("content")
+                                if linked else None})
         self.follow_ups.append({
             "n": s.n, "kind": s.kind, "day": s.day,
             "lag": s.day - self.year.statements[s.target].day, "outcome": outcome,
@@ -429,6 +436,18 @@ class Run:
 
     # -- the report -----------------------------------------------------------------------
 
+    def so_far(self) -> str:
+        """The follow-up table so far, one line: shown / right / wrong by lag."""
+        cells = []
+        for name in BUCKETS:
+            rows = [f for f in self.follow_ups if bucket(f["lag"]) == name]
+            if rows:
+                cells.append(f"{name}: " + "/".join(
+                    pct(sum(test(f) for f in rows), len(rows)) for test in (
+                        lambda f: f["target_shown"], lambda f: f["outcome"] == "right",
+                        lambda f: f["outcome"] == "wrong")) + f" of {len(rows)}")
+        return "; ".join(cells) or "no follow-ups yet"
+
     def report(self, elapsed: float) -> dict:
         table = {}
         for name in BUCKETS:
@@ -464,7 +483,8 @@ class Run:
                                  "false_merge_examples": self.false_merges[:5]},
                 "flags": {"pairs": len(self.flags), "real": flags_real},
                 "vpn": vpn,
-                "checkpoints": self.checkpoints, "nights": self.nights}
+                "checkpoints": self.checkpoints, "nights": self.nights,
+                "misses": self.misses}
 
     def vpn(self) -> dict:
         if self.year.vpn is None:
@@ -718,6 +738,8 @@ def one_world(world: str, args) -> dict:
                 if day % 10 == 0 or day == args.days:
                     print(f"  {world}: day {day}/{args.days}, "
                           f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
+                if day in CHECKPOINTS and day < args.days:  # the figures so far
+                    print(f"  {world}: day {day}: {run.so_far()}", file=sys.stderr, flush=True)
             report = run.report(time.perf_counter() - began)
         if args.keep:
             shutil.copytree(scratch, Path(args.keep) / world, dirs_exist_ok=True)

@@ -147,10 +147,13 @@ def judge_link(target: dict, content: str, subject: str | None, shown, touched,
     target or the one look-alike the evidence picks) or None when it is not sure (``why``
     says why). The evidence: the look-alikes shown (:func:`shown_alikes`) and their
     subjects against the new entry's (else the conversation's). Sure: the target alone says
-    it and is of no other subject; or one of the look-alikes alone is of the subject."""
+    it and is of no other subject; or one of the look-alikes alone is of the subject (one of
+    no subject may be of any: it counts as of the subject too)."""
     alikes = shown_alikes(target, content, shown, resolution)
     where = {subject} if subject else set(touched or ())
-    fitting = [e for e in alikes if e.get("subject") in where]
+    # of the subject, or of none (nothing rules it out)
+    fitting = [e for e in alikes if where and (e.get("subject") in where
+                                               or not e.get("subject"))]
     other = subject is not None and target.get("subject") not in (None, subject)
     if len(fitting) == 1:
         return fitting[0], "sure"
