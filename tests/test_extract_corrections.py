@@ -149,3 +149,23 @@ def test_the_subject_decides_between_look_alikes_of_different_subjects():
                                shown={atlas["id"], orion["id"]}, touched={"atlas"},
                                timestamp="2026-01-12T10:00:00Z", resolution=resolution)
     assert made[0]["replaces"] == atlas["id"]
+
+
+def test_the_same_words_kept_apart_from_two_different_tasks_are_both_asked_about():
+    from zettelclaw.corrections import Current
+
+    a1, a2, b1, b2 = _tasks("We need to test the webhook handlers for Atlas.",
+                            "We need to test the webhook handlers for Atlas today.",
+                            "We need to test the webhook handlers for Atlas soon.",
+                            "We need to test the webhook handlers for Atlas later.")
+    resolution = _log(a1, a2, b1, b2)
+    made = []
+    for target in (a1, b1):
+        items = [{"type": "task", "status": "done", "replaces": target["id"],
+                  "content": "Testing the webhook handlers is done."}]
+        made += build_entries(items, "s2", known_ids=set(resolution.by_id),
+                              shown={e["id"] for e in (a1, a2, b1, b2)},
+                              timestamp="2026-01-12T10:00:00Z", resolution=resolution)[0]
+    assert [m["may_replace"] for m in made] == [a1["id"], b1["id"]]
+    kept, dropped = Current(resolution).take(made)
+    assert dropped == 0 and [k["may_replace"] for k in kept] == [a1["id"], b1["id"]]

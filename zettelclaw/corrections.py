@@ -252,6 +252,9 @@ class Current:
         found = self.keys.get(key)
         if found is not None and self.resolution.is_replaced(found["id"]):
             return None
+        if found is not None and entry.get("may_replace") \
+                and found.get("may_replace") != entry["may_replace"]:
+            return None  # kept apart from another entry: the person is asked about each
         return found
 
     def add(self, entry: dict) -> None:
