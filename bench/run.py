@@ -26,7 +26,8 @@ BENCHMARKS = {
     "turn": ("turn_bench.py", [], "recall per turn: small log vs python3, 1M log vs rg -c -i"),
     "brief": ("brief_bench.py", [], "brief --no-llm on a 100k log"),
     "extract": ("extract_bench.py", [], "characters sent to the model, sweep throughput"),
-    "year": ("year.py", [], "a simulated year through the CLI: follow-ups, tokens, nights, turns"),
+    "year": ("year.py", [], "simulated years (three worlds) through the CLI: follow-ups, tokens, "
+                            "nights, turns"),
 }
 
 

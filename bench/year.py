@@ -21,10 +21,18 @@ of ``bench/year_model.py`` (a real HTTP server on 127.0.0.1). Then it prints:
   briefing's counts, contradiction flags and how many are real;
 * the issues' targets, each ``ok`` or ``MISSED`` (nothing here fails: a benchmark reports).
 
-    python bench/year.py [--days 180] [--seed 7] [--json year.json] [--repeat 5] [--keep DIR]
+Each world of ``bench/year_world.py`` (``--world``, all by default: ``named``, ``quiet``,
+``paraphrase``) is a year of its own, differing in how people talk; the fake model is the same
+(no smarter than word counts). The follow-up table is printed per world, then one summary.
 
-The default length fits about 15 minutes on a loaded 2-core machine; ``--days 365`` is the
-whole year. The same seed gives the same year; a shorter run is the start of a longer one.
+    python bench/year.py [--days 180] [--world quiet] [--every 1] [--full] [--seed 7]
+                         [--json year.json] [--repeat 5] [--keep DIR]
+
+``--every N`` sweeps every N days instead of every night (each conversation is still extracted
+with the log as it stood at its time, so the follow-ups come out alike; the nights' costs are
+then per N days); ``brief`` and ``vault build`` run on the checkpoint nights only, unless
+``--full``. The same seed gives the same year; a shorter run is the start of a longer one.
+``make bench`` runs ``--days 365 --every 7`` on every world.
 """
 
 from __future__ import annotations
@@ -54,7 +62,8 @@ from year_model import YearModel  # noqa: E402
 
 from tests.openclaw_home import OpenClawHome  # noqa: E402
 
-DEFAULT_DAYS = 180
+DEFAULT_DAYS = 365
+DEFAULT_EVERY = 7
 CHECKPOINTS = (1, 30, 90, 180, 365)
 NIGHT = timedelta(hours=23, minutes=30)
 AGENT, KEY = "main", "agent:main:main"
@@ -141,9 +150,10 @@ class Log:
 
 class Run:
     def __init__(self, year: year_world.Year, days: int, scratch: Path, model: YearModel,
-                 repeat: int = REPEAT):
+                 repeat: int = REPEAT, full: bool = True):
         self.year, self.days, self.scratch, self.model = year, days, scratch, model
-        self.repeat = repeat
+        self.repeat, self.full = repeat, full
+        self.swept = 0  # the last day swept
         self.zc = tool("zettelclaw")
         self.state_dir = scratch / "openclaw"
         self.home = scratch / "zettelclaw"
@@ -156,6 +166,7 @@ class Run:
         self.entry_of: dict[int, str | None] = {}  # statement n -> its entry id
         self.key_of: dict[str, tuple] = {}  # entry id -> (key, value) of its statement
         self.follow_ups: list[dict] = []
+        self.misses: list[dict] = []  # follow-ups not shown their target or not closing it
         self.nights: list[dict] = []
         self.checkpoints: dict[int, dict] = {}
         self.flags: dict[tuple[str, str], int] = {}  # flagged pair -> the night first shown
@@ -207,27 +218,37 @@ class Run:
     # -- the night ------------------------------------------------------------------------
 
     def night(self, day: int) -> None:
+        """The night after ``day``: a sweep of the days since the last one; ``brief`` and
+        ``vault build`` when :attr:`full` or on a checkpoint."""
         now = stamp(self.year.date(day) + NIGHT)
+        days = range(self.swept + 1, day + 1)
+        self.swept = day
+        point = day in CHECKPOINTS or day == self.days
         self.model.measures.clear()
         self.model.known.clear()
         sweep, sweep_wall, sweep_cpu = self.run(["sweep", "-j", "1", "--json"], now)
         extraction = [m for m in self.model.measures if m.kind == "extraction"]
-        brief, brief_wall, _ = self.run(["brief", "--no-vault"], now)
-        vault, vault_wall, _ = self.run(["vault", "build", "--vault", str(self.vault)], now)
+        nothing = subprocess.CompletedProcess([], 0, "", ""), 0.0, 0.0
+        brief, brief_wall, _ = (self.run(["brief", "--no-vault"], now)
+                                if self.full or point else nothing)
+        vault, vault_wall, _ = (self.run(["vault", "build", "--vault", str(self.vault)], now)
+                                if self.full or point else nothing)
         judged = [m for m in self.model.measures if m.kind == "contradiction"]
         log = Log.read(self.home / "log.jsonl")
-        self.settle(day, log, extraction)
+        for one in days:
+            self.settle(one, log, extraction)
         for prev, this in zip(extraction, extraction[1:], strict=False):
             self.prefix["compared"] += 1
             self.prefix["changed"] += prev.prefix_hash != this.prefix_hash
         memory = self.workspace / "MEMORY.md"
         block = generated_block(memory.read_text()) if memory.exists() else []
-        flagged = self.note_flags(day, sections(block).get("Contradictions", []))
+        flagged = (self.note_flags(day, sections(block).get("Contradictions", []))
+                   if self.full or point else [])
         try:
             summary = json.loads(sweep.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
             summary = {}
-        record = {"day": day, "conversations": len(self.year.days[day - 1]),
+        record = {"day": day, "conversations": sum(len(self.year.days[d - 1]) for d in days),
                   "sweep": {"wall": sweep_wall, "cpu": sweep_cpu,
                             "extracted": summary.get("extracted"),
                             "requests": len(extraction)},
@@ -237,7 +258,7 @@ class Run:
                   "tokens": self.tokens(extraction), "flags": flagged,
                   "log_lines": len(log.entries)}
         self.nights.append(record)
-        if day in CHECKPOINTS or day == self.days:
+        if point:
             self.checkpoints[day] = self.checkpoint(day, now, log, block, record)
 
     def settle(self, day: int, log: Log, extraction: list) -> None:
@@ -271,6 +292,12 @@ class Run:
             outcome = "right"
         else:
             outcome = "wrong"
+        if len(self.misses) < 400 and (outcome != "right" or target not in shown):
+            said = self.year.statements[s.target]
+            self.misses.append({"outcome": outcome, "shown": target in shown,
+                                "lag": s.day - said.day, "text": s.text, "target": said.text,
+                                "linked": log.by_id.get(linked, {}).get("content")
+                                if linked else None})
         self.follow_ups.append({
             "n": s.n, "kind": s.kind, "day": s.day,
             "lag": s.day - self.year.statements[s.target].day, "outcome": outcome,
@@ -358,7 +385,8 @@ class Run:
                          "flags": len(flags), "real_flags": sum(f["real"] for f in flags)},
             "state_bytes": state.stat().st_size if state.exists() else 0,
             "state_sections": state_sections,
-            "latency": self.latency(now),
+            # per-turn latency on every checkpoint of a full run, else on the last day only
+            "latency": self.latency(now) if self.full or day == self.days else {},
             "restated": self.restated(log),
         }
 
@@ -408,6 +436,18 @@ class Run:
 
     # -- the report -----------------------------------------------------------------------
 
+    def so_far(self) -> str:
+        """The follow-up table so far, one line: shown / right / wrong by lag."""
+        cells = []
+        for name in BUCKETS:
+            rows = [f for f in self.follow_ups if bucket(f["lag"]) == name]
+            if rows:
+                cells.append(f"{name}: " + "/".join(
+                    pct(sum(test(f) for f in rows), len(rows)) for test in (
+                        lambda f: f["target_shown"], lambda f: f["outcome"] == "right",
+                        lambda f: f["outcome"] == "wrong")) + f" of {len(rows)}")
+        return "; ".join(cells) or "no follow-ups yet"
+
     def report(self, elapsed: float) -> dict:
         table = {}
         for name in BUCKETS:
@@ -424,7 +464,8 @@ class Run:
         restated = last["restated"]
         flags_real = sum(self.real(p) for p in self.flags)
         vpn = self.vpn()
-        return {"seed": self.year.seed, "days": self.days, "elapsed_seconds": elapsed,
+        return {"world": self.year.world, "seed": self.year.seed, "days": self.days,
+                "elapsed_seconds": elapsed,
                 "repeat": self.repeat,
                 "conversations": sum(n["conversations"] for n in self.nights),
                 "subjects": len({s.subject for s in self.year.statements
@@ -442,7 +483,8 @@ class Run:
                                  "false_merge_examples": self.false_merges[:5]},
                 "flags": {"pairs": len(self.flags), "real": flags_real},
                 "vpn": vpn,
-                "checkpoints": self.checkpoints, "nights": self.nights}
+                "checkpoints": self.checkpoints, "nights": self.nights,
+                "misses": self.misses}
 
     def vpn(self) -> dict:
         if self.year.vpn is None:
@@ -464,6 +506,11 @@ class Run:
 # -- printing -------------------------------------------------------------------------------
 
 
+def night_of(report: dict, day: int) -> dict:
+    """The night swept after ``day`` (one runs after every checkpoint)."""
+    return next(n for n in report["nights"] if n["day"] == day)
+
+
 def verdict(ok: bool | None) -> str:
     return "n/a" if ok is None else "ok" if ok else "MISSED"
 
@@ -471,8 +518,8 @@ def verdict(ok: bool | None) -> str:
 def show(report: dict) -> None:
     days = report["days"]
     points = report["checkpoints"]
-    print(f"year benchmark: seed {report['seed']}, {days} days, {report['conversations']:,} "
-          f"conversations, {report['subjects']} subjects, "
+    print(f"year benchmark, world {report['world']!r}: seed {report['seed']}, {days} days, "
+          f"{report['conversations']:,} conversations, {report['subjects']} subjects, "
           f"{points[days]['log_lines']:,} log lines; {report['elapsed_seconds']:.0f} s")
 
     print("\nFollow-ups closing an earlier entry, by days since it was said")
@@ -501,7 +548,7 @@ def show(report: dict) -> None:
     print(f"  {'day':>4} {'requests':>8} {'fixed prompt':>13} {'subjects list':>16} "
           f"{'entries shown':>16} {'transcript':>11} {'total':>8}")
     for day in sorted(points):
-        night = report["nights"][day - 1]
+        night = night_of(report, day)
         t = night["tokens"]
         if not t:
             continue
@@ -531,7 +578,7 @@ def show(report: dict) -> None:
     print(f"  {'day':>4} {'convs':>5} {'sweep wall':>10} {'sweep CPU':>10} {'brief':>7} "
           f"{'vault':>7} {'log lines':>9}")
     for day in sorted(points):
-        n = report["nights"][day - 1]
+        n = night_of(report, day)
         print(f"  {day:>4} {n['conversations']:>5} {n['sweep']['wall']:>9.2f}s "
               f"{n['sweep']['cpu']:>9.2f}s {n['brief']['wall']:>6.2f}s "
               f"{n['vault']['wall']:>6.2f}s {n['log_lines']:>9,}")
@@ -551,7 +598,9 @@ def show(report: dict) -> None:
         cells = []
         for day in sorted(points):
             found = points[day]["latency"].get(name)
-            if name == "python3 -c pass":
+            if found is None:
+                cells.append("-")
+            elif name == "python3 -c pass":
                 cells.append(f"{found['seconds'] * 1000:.0f} ms")
             else:
                 cells.append(f"{found['ratio']:.1f}x" if found else "-")
@@ -577,7 +626,7 @@ def show(report: dict) -> None:
 
 def targets(report: dict) -> list[str]:
     out = []
-    days, points, nights = report["days"], report["checkpoints"], report["nights"]
+    days, points = report["days"], report["checkpoints"]
     late = [report["follow_ups"][b] for b in BUCKETS[1:]]
     n = sum(b["follow_ups"] for b in late)
     if n:
@@ -586,9 +635,9 @@ def targets(report: dict) -> list[str]:
         out.append(f"22: follow-ups said 7-150 days later close the right entry >= 80%: "
                    f"{pct(right, 1)} {verdict(right >= 0.8)}")
         out.append(f"22: ... and a wrong one <= 10%: {pct(wrong, 1)} {verdict(wrong <= 0.1)}")
-    last = nights[days - 1]["tokens"]
-    if days > 30 and nights[29]["tokens"] and last:
-        ratio = last["total"] / nights[29]["tokens"]["total"]
+    last = night_of(report, days)["tokens"]
+    if days > 30 and night_of(report, 30)["tokens"] and last:
+        ratio = last["total"] / night_of(report, 30)["tokens"]["total"]
         out.append(f"22: input tokens per extraction on day {days} <= 1.2x day 30: "
                    f"{ratio:.2f}x {verdict(ratio <= 1.2)}")
     if last:
@@ -624,11 +673,37 @@ def targets(report: dict) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> dict:
+def summary(reports: list[dict]) -> None:
+    """One table over the worlds: the follow-ups by lag, restatements, tokens."""
+    print("\nWorlds: target shown / closed right / closed wrong, by days since it was said")
+    print(f"  {'world':<11} {'days':>4} " + " ".join(f"{b + ' days':>22}" for b in BUCKETS)
+          + f" {'prefs one':>9} {'tokens 365/30':>13}")
+    for report in reports:
+        cells = []
+        for name in BUCKETS:
+            row = report["follow_ups"][name]
+            cells.append("/".join(pct(row[k] or 0, 1)[:-1] if row["follow_ups"] else "-"
+                                  for k in ("target_shown", "right", "wrong")))
+        prefs = report["restatements"]
+        days = report["days"]
+        last, month = night_of(report, days)["tokens"], None
+        if days > 30:
+            month = night_of(report, 30)["tokens"]
+        ratio = f"{last['total'] / month['total']:.2f}x" if last and month else "-"
+        print(f"  {report['world']:<11} {days:>4} " + " ".join(f"{c:>22}" for c in cells)
+              + f" {prefs['one_current']:>4} of {len(prefs['preferences']):<2} {ratio:>13}")
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=DEFAULT_DAYS,
-                        help=f"days to run, 1-{year_world.YEAR} (default {DEFAULT_DAYS}: about "
-                             "15 minutes on a loaded 2-core machine)")
+                        help=f"days to run, 1-{year_world.YEAR} (default {DEFAULT_DAYS})")
+    parser.add_argument("--world", action="append", choices=list(year_world.WORLDS),
+                        help="a world to run (repeatable; default: all of them)")
+    parser.add_argument("--every", type=int, default=DEFAULT_EVERY,
+                        help=f"sweep every N days (default {DEFAULT_EVERY}; 1: every night)")
+    parser.add_argument("--full", action="store_true",
+                        help="brief and vault build every night, latency on every checkpoint")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--repeat", type=int, default=REPEAT,
@@ -637,27 +712,41 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     if not 1 <= args.days <= year_world.YEAR:
         parser.error(f"--days must be 1-{year_world.YEAR}")
+    if args.every < 1:
+        parser.error("--every must be 1 or more")
+    reports = []
+    for world in args.world or list(year_world.WORLDS):
+        reports.append(one_world(world, args))
+        if args.json:  # after each world: a long run's figures so far
+            Path(args.json).write_text(json.dumps(reports, indent=1, default=list) + "\n")
+    if len(reports) > 1:
+        summary(reports)
+    return reports
+
+
+def one_world(world: str, args) -> dict:
     began = time.perf_counter()
-    year = year_world.build(args.seed)
+    year = year_world.build(args.seed, world)
     scratch = Path(tempfile.mkdtemp(prefix="zc-year-"))
     try:
         with YearModel() as model:
-            run = Run(year, args.days, scratch, model, max(1, args.repeat))
+            run = Run(year, args.days, scratch, model, max(1, args.repeat), args.full)
             for day in range(1, args.days + 1):
                 run.converse(day)
-                run.night(day)
+                if day % args.every == 0 or day in CHECKPOINTS or day == args.days:
+                    run.night(day)
                 if day % 10 == 0 or day == args.days:
-                    print(f"  day {day}/{args.days}, {time.perf_counter() - began:.0f} s",
-                          file=sys.stderr, flush=True)
+                    print(f"  {world}: day {day}/{args.days}, "
+                          f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
+                if day in CHECKPOINTS and day < args.days:  # the figures so far
+                    print(f"  {world}: day {day}: {run.so_far()}", file=sys.stderr, flush=True)
             report = run.report(time.perf_counter() - began)
         if args.keep:
-            shutil.copytree(scratch, args.keep, dirs_exist_ok=True)
+            shutil.copytree(scratch, Path(args.keep) / world, dirs_exist_ok=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     sys.stderr.flush()
     show(report)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=1, default=list) + "\n")
     return report
 
 

@@ -19,9 +19,11 @@ each (small talk of fewer than five words gives none):
   preference a sentence belongs to. Each sentence so taken as known is kept in
   :attr:`YearModel.known`, with the id it matched, for the benchmark to judge.
 
-Best-matching: the most content words shared (Jaccard; "Updating" counts as "update"), at
-least two, among the entries of the request's ``<existing_entries>``, never one it was not
-shown, never a task already said done. The subject is the first
+Best-matching: the most content words shared ("Updating" counts as "update"), at least two,
+among the entries of the request's ``<existing_entries>`` (in the log's order), a tie going to
+the older one; never one it was not shown, never a task already said done. No smarter than
+word counts: of "Renew the nightly cron job" and "Renew the nightly API client", "That cron
+job thing is done" closes the older one of those sharing "cron job". The subject is the first
 pair of capitalised words (``Atlas Migration`` -> ``atlas-migration``). Each conversation
 ends with a handoff (not a part that is told not to write one).
 
@@ -188,12 +190,11 @@ def _best(content: str, shown: list[dict], types: tuple[str, ...]) -> str | None
         if entry.get("type") not in types or entry.get("status") == "done" \
                 or said.endswith(" is done."):
             continue  # a task already said done is not closed again
-        theirs = words(said)
-        if len(mine & theirs) < MIN_SHARED:
+        shared = len(mine & theirs) if (theirs := words(said)) else 0
+        if shared < MIN_SHARED:
             continue
-        score = similarity(mine, theirs)
-        if score >= best_score:  # a tie goes to the later one shown
-            best, best_score = entry["id"], score
+        if shared > best_score:  # the most words shared; a tie goes to the older one shown
+            best, best_score = entry["id"], shared
     return best
 
 

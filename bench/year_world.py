@@ -17,6 +17,13 @@ exchanges (a user message, an assistant reply). A user message says one thing:
 Subjects: 40 recurring ones (a few much busier than the rest) and a long tail of one-offs,
 each named by two capitalised words in every sentence about it (the fake model's cue).
 
+**Worlds** (:data:`WORLDS`) differ in how people talk, the rest drawn alike: ``named`` (every
+sentence names its subject, the world above), ``quiet`` (follow-ups that never name their
+subject, said in a conversation about something else, entries said without a subject),
+``paraphrase`` (follow-ups in other words sharing two content words with what they close,
+templated look-alikes differing by one noun, so word counts tie). The style's choices are drawn
+from a random stream of their own: ``named`` is the same year whatever the others do.
+
 Every statement keeps what it is about (``key``: a subject's named thing, a preference) and
 its value, so the benchmark can judge: which entry a follow-up should close, which entries
 say the same fact, which pairs really contradict each other.
@@ -167,6 +174,20 @@ PREFERENCES = (
      "Schedule things for me in Berlin time.",
      "Berlin time is my time zone for planning."),
 )
+# the paraphrase world's look-alike objects: one noun apart ("the nightly cron job" / "the
+# nightly API client"), so a follow-up that names the shared words ties
+LOOKALIKE_OBJECTS = ("nightly cron job", "nightly API client", "nightly backup job",
+                     "staging API client", "staging cron job", "weekly report job",
+                     "weekly billing run", "billing API client", "billing cron job")
+# follow-ups in other words, sharing two content words with the statement they close
+# ({where}: " for <the subject>" or nothing)
+PARAPHRASED_DONE = ("The {tail}{where} is done, finally.", "Good news, the {tail}{where} is done.",
+                    "That {tail} thing{where} is done now.")
+PARAPHRASED_ANSWER = ("We went with {option} for the {tail}{where} in the end.",
+                      "For the {tail}{where}, we went with {option}.")
+PARAPHRASED_CORRECTION = ("Actually, the {tail}{where} is {value} now.",
+                          "Actually, it turns out the {tail}{where} is {value}.")
+
 RESTATEMENTS = 125  # restatements of the 12 preferences in a year
 
 _CAPITALISED_PAIR = re.compile(r"\b([A-Z][a-z]+ [A-Z][a-z]+)\b")
@@ -190,6 +211,29 @@ def content_of(text: str) -> str:
 
 
 # -- the world ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Style:
+    """How the people of a world talk: shares of statements said one way or another."""
+
+    name: str
+    about: str
+    unnamed_follow_ups: float = 0.0  # follow-ups that do not name their subject
+    away: float = 0.0  # follow-ups said in a conversation about other subjects
+    unnamed_entries: float = 0.0  # tasks and questions said without their subject
+    paraphrase: float = 0.0  # follow-ups in other words, two content words shared
+    lookalikes: float = 0.0  # tasks about one of LOOKALIKE_OBJECTS
+
+
+WORLDS = {
+    "named": Style("named", "every sentence names its subject"),
+    "quiet": Style("quiet", "follow-ups not naming their subject, said elsewhere; entries "
+                   "without a subject", unnamed_follow_ups=0.7, away=0.4, unnamed_entries=0.3),
+    "paraphrase": Style("paraphrase", "follow-ups in other words (two words shared), "
+                        "look-alikes one noun apart", unnamed_follow_ups=0.3,
+                        paraphrase=0.6, lookalikes=0.35),
+}
 
 
 @dataclass
@@ -232,15 +276,19 @@ class Year:
     subjects: dict[str, str]  # slug -> display name
     recurring: list[str]  # the recurring subjects' slugs, busiest first
     vpn: tuple[int, int] | None  # (statement n first said, statement n of the change)
+    world: str = "named"
 
     def date(self, day: int) -> datetime:
         return START + timedelta(days=day - 1)
 
 
 class _Builder:
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, style: Style | None = None):
         self.rng = random.Random(seed)
         self.seed = seed
+        self.style = style or WORLDS["named"]
+        self.talk = random.Random(seed + 2)  # the style's own draws
+        self.bare: set[str] = set()  # sentences said without a subject, never twice
         self.statements: list[Statement] = []
         self.subjects: dict[str, str] = {}
         self.used: set[tuple] = set()  # (subject, thing) already said, to keep them distinct
@@ -286,6 +334,27 @@ class _Builder:
             follow = Statement(-1, day, kind, text, target=target.n, **kw)
             self.due.setdefault(day, []).append(follow)
 
+    def chance(self, share: float) -> bool:
+        return share > 0 and self.talk.random() < share
+
+    def unnamed(self, text: str, display: str) -> str:
+        """``text`` without " for <display>" (the subject), or ``text`` when that sentence
+        was already said without one (two entries must not say the same words)."""
+        bare = text.replace(f" for {display}", "")
+        if bare == text or bare in self.bare:
+            return text
+        self.bare.add(bare)
+        return bare
+
+    def follow(self, named: str, display: str, paraphrased: str) -> str:
+        """A follow-up's words in this world: ``named`` or ``paraphrased`` (a template of
+        ``{where}``), perhaps without the subject."""
+        other = self.chance(self.style.paraphrase)
+        bare = self.chance(self.style.unnamed_follow_ups)
+        if other:
+            return paraphrased.format(where="" if bare else f" for {display}")
+        return named.replace(f" for {display}", "") if bare else named
+
     def lag(self) -> int:
         low, high = self.rng.choices(LAG_BUCKETS, weights=(4, 3, 3))[0]
         return self.rng.randint(low, high)
@@ -322,15 +391,24 @@ class _Builder:
             while new == value:
                 new = str(rng.randint(low, high))
             corrected = template.format(new)
-            self.schedule(said, "correction", f"Actually, {corrected[0].lower()}{corrected[1:]}",
-                          self.lag(), subject=slug, key=key, value=new)
+            tail = " ".join(thing.split()[-2:])
+            other = self.talk.choice(PARAPHRASED_CORRECTION).format(tail=tail, value=new,
+                                                                   where="{where}")
+            text = self.follow(f"Actually, {corrected[0].lower()}{corrected[1:]}", display,
+                               other)
+            self.schedule(said, "correction", text, self.lag(), subject=slug, key=key,
+                          value=new)
         return said
 
     def task(self, day: int, slug: str) -> Statement | None:
         rng = self.rng
 
+        alike = self.chance(self.style.lookalikes)
+
         def draw():
             (verb, gerund), thing = rng.choice(TASK_VERBS), rng.choice(OBJECTS)
+            if alike:
+                thing = self.talk.choice(LOOKALIKE_OBJECTS)
             return f"{slug}|{verb} {thing}", verb, gerund, thing
 
         found = self.unused(draw)
@@ -338,10 +416,16 @@ class _Builder:
             return None
         key, verb, gerund, thing = found
         display = self.subjects[slug]
-        said = self.add(day, "task", f"We need to {verb} the {thing} for {display}.",
-                        subject=slug, key=key, value="open")
+        text = f"We need to {verb} the {thing} for {display}."
+        if self.chance(self.style.unnamed_entries):
+            text = self.unnamed(text, display)
+        said = self.add(day, "task", text, subject=slug, key=key, value="open")
         if rng.random() < 0.4:
-            self.schedule(said, "done", f"{gerund} the {thing} for {display} is done.",
+            tail = " ".join(thing.split()[-2:])
+            other = self.talk.choice(PARAPHRASED_DONE).format(tail=tail, where="{where}")
+            self.schedule(said, "done",
+                          self.follow(f"{gerund} the {thing} for {display} is done.", display,
+                                      other),
                           self.lag(), subject=slug, key=key, value="done")
         return said
 
@@ -357,14 +441,19 @@ class _Builder:
             return None
         key, choice, thing = found
         display = self.subjects[slug]
-        said = self.add(day, "question",
-                        f"Which {choice} should the {thing} for {display} use?",
-                        subject=slug, key=key)
+        text = f"Which {choice} should the {thing} for {display} use?"
+        if self.chance(self.style.unnamed_entries):
+            text = self.unnamed(text, display)
+        said = self.add(day, "question", text, subject=slug, key=key)
         if rng.random() < 0.4:
             option = rng.choice(CHOICES[choice])
+            tail = " ".join(thing.split()[-2:])
+            other = self.talk.choice(PARAPHRASED_ANSWER).format(option=option, tail=tail,
+                                                               where="{where}")
             self.schedule(said, "answer",
-                          f"We went with {option} as the {choice} for the {thing} for "
-                          f"{display}.", self.lag(), subject=slug, key=key, value=option)
+                          self.follow(f"We went with {option} as the {choice} for the {thing} "
+                                      f"for {display}.", display, other),
+                          self.lag(), subject=slug, key=key, value=option)
         return said
 
     def decision(self, day: int, slug: str) -> Statement:
@@ -399,9 +488,9 @@ class _Builder:
         return plan
 
 
-def build(seed: int = 7) -> Year:
-    """The whole year, drawn from ``seed``."""
-    b = _Builder(seed)
+def build(seed: int = 7, world: str = "named") -> Year:
+    """The whole year of ``world`` (:data:`WORLDS`), drawn from ``seed``."""
+    b = _Builder(seed, WORLDS[world])
     rng = b.rng
     recurring = b.recurring_subjects()
     weights = [1.0 / (i + 3) for i in range(len(recurring))]
@@ -447,6 +536,9 @@ def build(seed: int = 7) -> Year:
         for statement in owed:
             near = [i for i, (_, focus, _) in enumerate(conversations)
                     if statement.subject in focus]
+            if statement.follow_up and b.chance(b.style.away):
+                near = [i for i, (_, focus, _) in enumerate(conversations)
+                        if statement.subject not in focus] or near
             placed[rng.choice(near) if near else rng.randrange(count)].append(statement)
         for (conversation, focus, exchanges), said in zip(conversations, placed, strict=True):
             while len(said) < exchanges:
@@ -463,4 +555,4 @@ def build(seed: int = 7) -> Year:
         days.append([c for c, _, _ in conversations])
     b.statements.sort(key=lambda s: s.n)
     return Year(seed, days, b.statements, b.subjects, recurring,
-                (vpn_first, vpn_change) if vpn_first is not None else None)
+                (vpn_first, vpn_change) if vpn_first is not None else None, world)

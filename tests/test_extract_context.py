@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from tests.conftest import write_log
 from tests.test_extract import read_log
 from zettelclaw.entries import make_entry
@@ -302,3 +304,68 @@ def test_the_subjects_list_shows_those_the_conversation_names_and_the_most_activ
                           "- busy-project: Busy Project (project)"]
     assert sum(len(line) + 1 for line in listed) <= SUBJECTS_CHARS
     assert len(listed) < 100
+
+
+# -- issue 31: the target is shown whatever words the person uses -----------------------------
+
+
+def _busy_subjects(count: int, since: datetime) -> list[dict]:
+    """``count`` open tasks and facts of other named subjects, newer than ``since``."""
+    out = []
+    for n in range(count):
+        thing = OBJECTS[n % len(OBJECTS)]
+        out.append(make_entry(*(("task", f"We need to {VERBS[n % len(VERBS)]} the {thing} for "
+                                         f"Kestrel Portal {n}.") if n % 2 else
+                                ("fact", f"The {thing} for Kestrel Portal {n} holds {n} items.")),
+                              f"s{n}", subject=f"kestrel-portal-{n}",
+                              status="open" if n % 2 else None,
+                              timestamp=_stamp(since + timedelta(hours=3 * n))))
+    return out
+
+
+@pytest.mark.parametrize("subject", ["atlas-billing", None], ids=["of-a-project", "of-none"])
+def test_a_task_closed_in_a_conversation_that_never_names_its_project(cli, home, fake_anthropic,
+                                                                    log_dir, subject):
+    """Said in passing in a long conversation about other projects' numbers, in words that
+    name the task but not its project; newer tasks of other projects say much the same. The
+    task may have no subject at all."""
+    old = make_entry("task", "We need to renew the vendor contracts for the print shop of "
+                             "Atlas Billing.", "s0", subject=subject, status="open",
+                     timestamp=_stamp(TODAY - timedelta(days=40)))
+    alike = [make_entry("task", f"We need to renew the vendor contracts for Kestrel Portal {n}.",
+                        f"a{n}", subject=f"kestrel-portal-{n}", status="open",
+                        timestamp=_stamp(TODAY - timedelta(days=30) + timedelta(hours=n)))
+             for n in range(60)]
+    busy = _busy_subjects(200, TODAY - timedelta(days=39))
+    write_log(log_dir, [old, *busy, *alike])
+    turns = []
+    for n in range(1, 20, 2):
+        turns += [("user", f"The {OBJECTS[n % len(OBJECTS)]} for Kestrel Portal {n} holds "
+                           f"{n + 1} items now."), ("assistant", "Noted.")]
+    turns.insert(8, ("user", "Renewing the vendor contracts of the print shop is done."))
+    turns.insert(9, ("assistant", "Good."))
+    home.jsonl_session("main", SID, turns, key="agent:main:main", start=TODAY)
+    fake_anthropic.entries(
+        {"type": "task", "content": "Renewing the vendor contracts of the print shop is done.",
+         "status": "done", "replaces": "{{id-of:print shop}}"},
+        {"type": "handoff", "content": "Contracts renewed"})
+    _extract_shown(cli, fake_anthropic, old)
+    open_ids = {e["id"] for e in cli.lines("search", "--type", "task", "--status", "open",
+                                           "--json")}
+    assert old["id"] not in open_ids and len(open_ids) == 60 + 100
+
+
+def test_the_persons_standing_preferences_are_shown_whatever_the_conversation_says(
+        cli, home, fake_anthropic, log_dir):
+    preferences = [make_entry("fact", text, f"p{n}",
+                              timestamp=_stamp(TODAY - timedelta(days=200 - n)))
+                   for n, text in enumerate(("I prefer short answers without bullet points.",
+                                             "I drink my coffee black, without sugar.",
+                                             "I work on Berlin time, so plan my day in it."))]
+    write_log(log_dir, [*preferences, *_later_entries(400, TODAY - timedelta(days=150),
+                                                      TODAY - timedelta(hours=1))])
+    _conversation(home, SID, "The garden plan for week 3 needs more tomatoes.")
+    fake_anthropic.entries({"type": "handoff", "content": "garden"})
+    assert cli("extract", "--session-id", SID).exit_code == 0
+    shown = {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
+    assert {p["id"] for p in preferences} <= shown

@@ -115,13 +115,57 @@ def test_a_short_done_closes_the_task_it_names_beside_other_tasks_sharing_a_word
     assert made[0]["replaces"] == task["id"] and warnings == []
 
 
-def test_the_models_choice_stands_when_it_was_shown_the_closer_entry_too():
+def test_a_done_naming_one_of_two_look_alikes_shown_is_kept_apart_for_review():
+    # issue 31: the model was shown both and named the one that says it less; nothing tells
+    # which was meant (no subject of its own, none named): no silent close
     named, closer = _tasks("We need to update the permission model for Atlas.",
                            "We need to back up the permission model for Atlas.")
     resolution = _log(named, closer)
     items = [{"type": "task", "status": "done", "replaces": named["id"],
-              "content": "Backing up the permission model for Atlas is done."}]
+              "content": "Backing up the permission model is done."}]
+    made, warnings, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                                      shown={named["id"], closer["id"]},
+                                      timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    assert "replaces" not in made[0] and made[0]["may_replace"] == named["id"]
+    assert any("1 other task shown say it as well" in w and "zettelclaw review" in w
+               for w in warnings)
+
+
+def test_the_subject_decides_between_look_alikes_of_different_subjects():
+    atlas, orion = _tasks("We need to renew the nightly cron job for Atlas.",
+                          "We need to renew the nightly cron job for Orion.")
+    orion["subject"] = "orion"
+    resolution = _log(atlas, orion)
+    items = [{"type": "task", "status": "done", "replaces": atlas["id"], "subject": "orion",
+              "content": "Renewing the nightly cron job is done."}]
+    made, warnings, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                                      shown={atlas["id"], orion["id"]},
+                                      timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    assert made[0]["replaces"] == orion["id"] and "may_replace" not in made[0]
+    assert any("linked that one instead" in w for w in warnings)
+    # the subjects the conversation names, when the entry names none
+    items[0].pop("subject")
     made, _, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
-                               shown={named["id"], closer["id"]},
+                               shown={atlas["id"], orion["id"]}, touched={"atlas"},
                                timestamp="2026-01-12T10:00:00Z", resolution=resolution)
-    assert made[0]["replaces"] == named["id"]  # it saw both: its judgment, not a guess
+    assert made[0]["replaces"] == atlas["id"]
+
+
+def test_the_same_words_kept_apart_from_two_different_tasks_are_both_asked_about():
+    from zettelclaw.corrections import Current
+
+    a1, a2, b1, b2 = _tasks("We need to test the webhook handlers for Atlas.",
+                            "We need to test the webhook handlers for Atlas today.",
+                            "We need to test the webhook handlers for Atlas soon.",
+                            "We need to test the webhook handlers for Atlas later.")
+    resolution = _log(a1, a2, b1, b2)
+    made = []
+    for target in (a1, b1):
+        items = [{"type": "task", "status": "done", "replaces": target["id"],
+                  "content": "Testing the webhook handlers is done."}]
+        made += build_entries(items, "s2", known_ids=set(resolution.by_id),
+                              shown={e["id"] for e in (a1, a2, b1, b2)},
+                              timestamp="2026-01-12T10:00:00Z", resolution=resolution)[0]
+    assert [m["may_replace"] for m in made] == [a1["id"], b1["id"]]
+    kept, dropped = Current(resolution).take(made)
+    assert dropped == 0 and [k["may_replace"] for k in kept] == [a1["id"], b1["id"]]

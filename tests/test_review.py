@@ -153,3 +153,56 @@ def test_the_agents_tool_closes_in_its_own_memory_with_the_same_command(cli, loo
     reopened = cli.lines("review", "--agent", "main", "undo", "--json", "--yes", "--",
                          written[0]["id"])
     assert [(r["status"], r["replaces"]) for r in reopened] == [("open", written[0]["id"])]
+
+
+def test_a_look_alike_close_is_shown_for_review(cli, home, fake_anthropic, log_dir):
+    """The model closes the older of two tasks that say the same of different projects; the
+    conversation names neither: nothing is closed, the briefing counts the link to confirm,
+    review shows it with the one command that makes it, and that command is undone by one
+    more."""
+    from datetime import datetime, timedelta, timezone
+
+    from tests.conftest import write_log
+    from zettelclaw.entries import make_entry
+
+    today = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+
+    def stamp(days: int) -> str:
+        return (today - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    older = make_entry("task", "We need to renew the nightly cron job for Atlas Billing.", "s1",
+                       subject="atlas-billing", status="open", timestamp=stamp(20))
+    newer = make_entry("task", "We need to renew the staging cron job for Orion Portal.", "s2",
+                       subject="orion-portal", status="open", timestamp=stamp(10))
+    write_log(log_dir, [older, newer])
+    home.jsonl_session("main", "4b1d7c2e-8f3a-4e6b-9d0c-1a2b3c4d5e6f", [
+        ("user", "That cron job thing is done now."), ("assistant", "Noted.")],
+        key="agent:main:main", start=today)
+    fake_anthropic.entries(
+        {"type": "task", "content": "That cron job thing is done now.", "status": "done",
+         "replaces": "{{id-of:nightly cron job}}"},
+        {"type": "handoff", "content": "cron job"})
+    done = cli("extract", "--session-id", "4b1d7c2e-8f3a-4e6b-9d0c-1a2b3c4d5e6f")
+    assert done.exit_code == 0, done.stderr
+    open_ids = {e["id"] for e in cli.lines("search", "--type", "task", "--status", "open",
+                                           "--json")}
+    assert open_ids == {older["id"], newer["id"]}  # nothing closed on a guess
+
+    listed = cli("review")
+    assert listed.exit_code == 0, listed.stderr
+    assert "1 link to confirm" in listed.stderr
+    assert "That cron job thing is done now." in listed.stderr
+    assert f"if so: zettelclaw review close {older['id']}" in listed.stderr
+    (row,) = [r for r in cli.lines("review", "--json") if r["id"] == older["id"]]
+    assert [c["content"] for c in row["may_be_closed_by"]] == ["That cron job thing is done now."]
+
+    brief = cli("brief", "--no-llm", "--print")
+    assert "1 link to confirm" in brief.stdout and "`zettelclaw review`" in brief.stdout
+
+    closed = cli("review", "close", older["id"], "--yes")
+    assert closed.exit_code == 0, closed.stderr
+    assert "link to confirm" not in cli("review").stderr
+    assert "link to confirm" not in cli("brief", "--no-llm", "--print").stdout
+    undo = closed.stderr.split("undo: ")[1].split()
+    assert cli(*undo[1:], "--yes").exit_code == 0
+    assert "1 link to confirm" in cli("review").stderr  # open again, the link asked again

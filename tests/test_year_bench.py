@@ -46,6 +46,44 @@ def test_the_synthetic_year_is_the_same_for_the_same_seed_and_holds_what_the_iss
     assert year.statements[change].text == "Actually, the VPN port for Office Network is 51900."
 
 
+def test_the_worlds_differ_in_how_people_talk():
+    """``quiet``: follow-ups that never name their subject and entries without one;
+    ``paraphrase``: follow-ups sharing two content words with what they close, look-alikes
+    one noun apart."""
+    named, quiet, other = (year_world.build(7, w) for w in ("named", "quiet", "paraphrase"))
+    assert [s.text for s in named.statements] == [s.text for s in year_world.build(7).statements]
+
+    def share(year, test) -> float:
+        follow_ups = [s for s in year.statements if s.follow_up]
+        return sum(map(test, follow_ups)) / len(follow_ups)
+
+    def unnamed(s) -> bool:
+        return year_world.subject_of(s.text) is None
+
+    assert share(named, unnamed) == 0
+    assert share(quiet, unnamed) > 0.5
+    bare = [s for s in quiet.statements if s.kind in ("task", "question") and unnamed(s)]
+    assert len(bare) > 300 and len({s.text for s in bare}) == len(bare)
+
+    def few_words(year):
+        def test(s) -> bool:
+            mine = year_model.words(s.text) - year_model.words(year.subjects[s.subject])
+            return len(mine & year_model.words(year.statements[s.target].text)) <= 2
+        return test
+
+    assert share(other, few_words(other)) > 0.4 and share(named, few_words(named)) < 0.05
+    assert sum("nightly cron job" in s.text for s in other.statements) > 20
+
+
+def test_the_fake_model_ties_to_the_older_entry_shown():
+    shown = [{"id": "older", "type": "task", "content": "We need to renew the nightly cron job."},
+             {"id": "newer", "type": "task",
+              "content": "We need to renew the nightly API client."}]
+    done = json.loads(year_model.extraction_reply(["That nightly job renewal thing is done."],
+                                                  shown, handoff=False))
+    assert done["replaces"] == "older"
+
+
 SHOWN = [
     {"id": "task-backup", "type": "task",
      "content": "We need to rotate the backup scripts for Atlas Migration."},
@@ -119,15 +157,16 @@ def test_the_fake_model_judges_a_contradiction_by_the_named_thing_and_its_number
 def test_a_few_simulated_days_print_every_table_with_sane_figures(tmp_path):
     out = tmp_path / "year.json"
     done = subprocess.run([sys.executable, str(BENCH / "year.py"), "--days", "2", "--repeat",
-                           "1", "--json", str(out)], capture_output=True, text=True,
-                          timeout=600)
+                           "1", "--world", "quiet", "--full", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     printed = done.stdout
     for heading in ("Follow-ups closing an earlier entry", "Input tokens per extraction request",
                     "Restated preferences", "Nights: sweep -j 1", "state.json by section",
                     "Per-turn latency", "Briefing (MEMORY.md's generated block)", "Targets"):
         assert heading in printed
-    report = json.loads(out.read_text())
+    [report] = json.loads(out.read_text())
+    assert report["world"] == "quiet"
     nights = report["nights"]
     assert [n["day"] for n in nights] == [1, 2]
     assert nights[0]["sweep"]["extracted"] == nights[0]["conversations"]

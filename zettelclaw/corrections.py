@@ -118,6 +118,53 @@ def look_alike(target: dict, content: str, shown, resolution, stamp: str | None
     return best
 
 
+def shown_alikes(target: dict, content: str, shown, resolution) -> list[dict]:
+    """``target`` and the entries shown to the model (ids ``shown``) that say what ``content``
+    is about as fully as it does: of its type (a task of its status), current, sharing at
+    least as many naming words with ``content`` as ``target`` does. More than one: the
+    model's pick among them was a guess ("That cron job thing is done" shares as much with
+    "Renew the nightly cron job" as with "Renew the staging cron job")."""
+    words = naming_words(content)
+    least = len(words & naming_words(str(target.get("content") or "")))
+    kind, status = target.get("type"), target.get("status")
+    out = [target]
+    for entry_id in shown:
+        entry = resolution.by_id.get(entry_id)
+        if entry is None or entry is target or entry.get("type") != kind \
+                or (kind == "task" and entry.get("status") != status) \
+                or resolution.is_replaced(entry_id) or not isinstance(entry.get("content"), str):
+            continue
+        if len(naming_words(entry["content"]) & words) >= least:
+            out.append(entry)
+    return out
+
+
+def judge_link(target: dict, content: str, subject: str | None, shown, touched,
+               resolution) -> tuple[dict | None, str]:
+    """What the evidence says of a ``replaces`` naming ``target`` for a new entry saying
+    ``content`` of ``subject`` (None: it gave none), the model shown ``shown`` (ids) for a
+    conversation naming the subjects ``touched``: ``(entry, why)``, the entry to link (the
+    target or the one look-alike the evidence picks) or None when it is not sure (``why``
+    says why). The evidence: the look-alikes shown (:func:`shown_alikes`) and their
+    subjects against the new entry's (else the conversation's). Sure: the target alone says
+    it and is of no other subject; or one of the look-alikes alone is of the subject (one of
+    no subject may be of any: it counts as of the subject too)."""
+    alikes = shown_alikes(target, content, shown, resolution)
+    where = {subject} if subject else set(touched or ())
+    # of the subject, or of none (nothing rules it out)
+    fitting = [e for e in alikes if where and (e.get("subject") in where
+                                               or not e.get("subject"))]
+    other = subject is not None and target.get("subject") not in (None, subject)
+    if len(fitting) == 1:
+        return fitting[0], "sure"
+    if len(alikes) == 1 and not other:
+        return target, "sure"
+    if len(alikes) == 1:
+        return None, f"it is about {target.get('subject')}, the new entry about {subject}"
+    return None, (f"{len(alikes) - 1} other {target.get('type')}"
+                  f"{'s' if len(alikes) > 2 else ''} shown say it as well")
+
+
 def gone_targets(log, targets) -> dict[str, str]:
     """Of ``targets`` (ids that entries about to be appended replace), those forgotten or
     purged in ``log`` as it stands (the caller holds the lock): id -> ``"forgotten"`` or
@@ -205,6 +252,9 @@ class Current:
         found = self.keys.get(key)
         if found is not None and self.resolution.is_replaced(found["id"]):
             return None
+        if found is not None and entry.get("may_replace") \
+                and found.get("may_replace") != entry["may_replace"]:
+            return None  # kept apart from another entry: the person is asked about each
         return found
 
     def add(self, entry: dict) -> None:

@@ -21,7 +21,7 @@ from .log import TASK_STATUSES as TASK_STATUSES  # the schema's vocabulary, re-e
 from .log import TYPES as TYPES
 
 FIELD_ORDER = ("id", "timestamp", "type", "content", "detail", "status", "subject", "replaces",
-               "session", "agent", "person", "origin")
+               "may_replace", "session", "agent", "person", "origin")
 # nanoid's URL-safe alphabet without "-": an id that starts with "-" reads as an option to
 # `zettelclaw get`, `rg` and `grep` (ids from other writers may still hold one; ID_RE takes it)
 ID_ALPHABET = "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -72,6 +72,9 @@ class Entry(BaseModel):
     subject: str | None = None
     status: Literal["open", "done"] | None = None
     replaces: str | None = None
+    # the entry the model said this one replaces, not linked: one of several look-alikes, or
+    # of another subject (extraction keeps it apart and asks: `zettelclaw review`)
+    may_replace: str | None = None
     agent: str | None = None
     person: str | None = None
     origin: Literal["owner", "agent", "untrusted", "system"] | None = None
@@ -83,7 +86,7 @@ class Entry(BaseModel):
             raise ValueError("must not be empty")
         return value
 
-    @field_validator("detail", "subject", "replaces", "agent", "person", "origin")
+    @field_validator("detail", "subject", "replaces", "may_replace", "agent", "person", "origin")
     @classmethod
     def _empty_is_none(cls, value: str | None) -> str | None:
         return value or None
@@ -140,7 +143,7 @@ def make_entry(type: str, content: str, session: str, *, detail: str | None = No
                subject: str | None = None, status: str | None = None,
                replaces: str | None = None, timestamp: str | None = None,
                id: str | None = None, agent: str | None = None, person: str | None = None,
-               origin: str | None = None) -> dict:
+               origin: str | None = None, may_replace: str | None = None) -> dict:
     """Give birth to an entry: id and timestamp come from here, nowhere else; so does the
     redaction of its text, so every way in (extraction, ``write``) stores, compares for
     duplicates and prints the same redacted entry. A ``<private>`` span in it (``write`` by
@@ -160,6 +163,7 @@ def make_entry(type: str, content: str, session: str, *, detail: str | None = No
         "subject": subject,
         "status": status,
         "replaces": replaces,
+        "may_replace": may_replace,
         "session": session,
         "agent": agent,
         "person": None if person == "owner" else person,

@@ -16,6 +16,12 @@ before the close (its date too), open again, replacing the close (a new id; ``ge
 shows the whole chain). Keeping a loop writes nothing. A loop is *quiet* when neither it nor any
 entry about its subject was written in the last ``briefing.quietAfter`` days: the briefing
 counts those on one line instead of listing them.
+
+A link to confirm: an entry extraction kept apart from the one the model said it replaces
+(``may_replace``: one of several look-alikes shown, or an entry of another subject;
+``extract.build_entries``), while both are current. Review lists it with the one command that
+makes the link (`review close` of the loop, or `forget` of the fact it corrects), each undone
+by one more (`review undo`, `forget --undo`).
 """
 
 from __future__ import annotations
@@ -107,6 +113,22 @@ class Loops:
                 found.append(loop)
         found.sort(key=lambda loop: (self.when.get(loop.entry["id"], ""),
                                      self.resolution.position[loop.entry["id"]]))
+        return found
+
+    def unsure(self) -> list[tuple[dict, dict]]:
+        """The links to confirm, oldest first: (the entry kept apart, the current version of
+        the one the model said it replaces), both current."""
+        found = []
+        for entry in self.resolution.current:
+            target = entry.get("may_replace")
+            if not isinstance(target, str) or target not in self.resolution.by_id \
+                    or self.resolution.gone(entry["id"]) is not None:
+                continue
+            head = self.resolution.latest(target)
+            if head is None or self.resolution.gone(head["id"]) is not None \
+                    or head["type"] == "task" and head.get("status") == "done":
+                continue
+            found.append((entry, head))
         return found
 
     def head(self, entry_id: str) -> dict:

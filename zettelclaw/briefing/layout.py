@@ -77,13 +77,18 @@ def fit(sizes: list[int], max_lines: int) -> list[int]:
     return kept
 
 
-def quiet_line(quiet: dict[str, int], days: int) -> str | None:
-    """The one line that counts the open loops untouched for more than ``days`` days."""
+def quiet_line(quiet: dict[str, int], days: int, unsure: int = 0) -> str | None:
+    """The one line that counts the open loops untouched for more than ``days`` days, and
+    the links extraction was not sure of (``unsure``: `zettelclaw review` lists them)."""
     parts = [count(quiet[key], noun) for key, _, noun in SECTIONS if quiet.get(key)]
-    if not parts:
-        return None
-    return (f"Quiet for more than {days} days: {', '.join(parts)} "
-            "(`zettelclaw review --quiet` closes or keeps them).")
+    said = []
+    if parts:
+        said.append(f"Quiet for more than {days} days: {', '.join(parts)} "
+                    "(`zettelclaw review --quiet` closes or keeps them).")
+    if unsure:
+        said.append(f"{count(unsure, 'link')} to confirm: a close or correction the "
+                    "conversation left unsure (`zettelclaw review`).")
+    return " ".join(said) or None
 
 
 def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str],

@@ -73,7 +73,7 @@ def build(options: Options, log_path: Path | None = None) -> Result:
         judgement = judge_new(snapshot, options, set(records), flags)
     snapshot.sections["contradictions"] = [p.line() for p in flags]
     rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot),
-                      quiet_line(snapshot.quiet, options.quiet_after))
+                      quiet_line(snapshot.quiet, options.quiet_after, snapshot.unsure))
     after = splice(before, rendered.block)
     return Result(rendered.block, memory, before, after, rendered, notes, judgement.warnings,
                   judgement.judged, judgement.flagged, snapshot.replaced,
@@ -87,9 +87,11 @@ def _snapshot(options: Options, log_path: Path | None):
 
     try:
         snapshot = read(options, log_path)
+        snapshot.unsure = _unsure(snapshot, options, log_path)
         _read_shown(snapshot, options)
     except Moved:
         snapshot = read(options, log_path, trust=False)
+        snapshot.unsure = _unsure(snapshot, options, log_path)
     snapshot.full.strict = False  # an entry asked for later is looked up by id
     return snapshot
 
@@ -100,11 +102,32 @@ def _read_shown(snapshot, options: Options) -> None:
     from .layout import SECTIONS, fit, sizes
 
     sections = snapshot.sections
-    quiet = quiet_line(snapshot.quiet, options.quiet_after)
+    quiet = quiet_line(snapshot.quiet, options.quiet_after, snapshot.unsure)
     room = options.max_lines - (2 if quiet is not None and options.max_lines >= 3 else 0)
     keep = fit(sizes(sections), room)
     for (key, _, _), n in zip(SECTIONS, keep, strict=True):
         sections[key][:n]  # made now: a moved line is found before any model call
+
+
+def _unsure(snapshot, options: Options, log_path: Path | None = None) -> int:
+    """The links to confirm (`zettelclaw review`): the briefed agent's current entries whose
+    ``may_replace`` names an entry neither replaced nor gone since. The lines holding the
+    field alone are read (:meth:`~zettelclaw.log.Log.located`'s needle)."""
+    from ..log import Log
+
+    log = Log(log_path, warn=False)
+    if not log.exists():
+        return 0
+    left = snapshot.replaced | snapshot.gone
+    found = 0
+    for _, entry in log.located(needle=b'"may_replace"'):
+        target = entry.get("may_replace")
+        if options.agent is not None \
+                and (entry.get("agent") or options.default_agent) != options.agent:
+            continue
+        if isinstance(target, str) and entry["id"] not in left and target not in left:
+            found += 1
+    return found
 
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:

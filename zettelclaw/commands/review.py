@@ -45,17 +45,30 @@ def register(app: typer.Typer) -> None:
             return
         from ..render import emit_json_lines, want_json
 
-        loops = _loops(agent).open(kind=_kind(type_), subject=subject, quiet=quiet)
+        found = _loops(agent)
+        loops = found.open(kind=_kind(type_), subject=subject, quiet=quiet)
+        unsure = [] if quiet or type_ or subject else found.unsure()
         if want_json(as_json):
-            emit_json_lines(loop.row() for loop in loops)
+            closers: dict[str, list[dict]] = {}
+            for entry, target in unsure:
+                closers.setdefault(target["id"], []).append(
+                    {"id": entry["id"], "content": entry.get("content")})
+            emit_json_lines({**loop.row(), **({"may_be_closed_by": closers[loop.entry["id"]]}
+                                              if loop.entry["id"] in closers else {})}
+                            for loop in loops)
+            if unsure:
+                _unsure(unsure)
             return
-        if not loops:
+        if not loops and not unsure:
             typer.echo("No open tasks or questions" + (" quiet for long." if quiet else "."),
                        err=True)
             return
-        _table(loops)
-        typer.echo(f"{_count(len(loops), 'open loop')}; close: zettelclaw review close ID..., "
-                   "drop: zettelclaw review drop ID...", err=True)
+        if loops:
+            _table(loops)
+            typer.echo(f"{_count(len(loops), 'open loop')}; close: zettelclaw review close "
+                       "ID..., drop: zettelclaw review drop ID...", err=True)
+        if unsure:
+            _unsure(unsure)
 
     def act(ctx: typer.Context, action: str, ids, every: bool, answer, dry_run: bool,
             yes: bool, as_json: bool) -> None:
@@ -301,6 +314,18 @@ def _line_of(entry: dict) -> str:
     from .forget import _line as entry_line
 
     return entry_line(entry)
+
+
+def _unsure(pairs: list[tuple[dict, dict]]) -> None:
+    """The links extraction was not sure of, each with the command that makes it."""
+    typer.echo(f"{_count(len(pairs), 'link')} to confirm (extraction kept these apart: "
+               "the conversation may be about another entry that says the same):", err=True)
+    for entry, target in pairs:
+        loop = target["type"] == "question" or target["type"] == "task"
+        command = (f"zettelclaw review close {target['id']}" if loop
+                   else f"zettelclaw forget {target['id']}")
+        typer.echo(f"  {_line_of(entry)}\n    may {'close' if loop else 'replace'} "
+                   f"{_line_of(target)}\n    if so: {command}", err=True)
 
 
 def _table(loops) -> None:

@@ -27,7 +27,7 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                   shown=None, agent: str | None = None,
                   allow_handoff: bool = True, timestamp: str | None = None,
                   resolution=None, person: str | None = None,
-                  origins=None) -> tuple[list[dict], list[str], int]:
+                  origins=None, touched=None) -> tuple[list[dict], list[str], int]:
     """Validated, redacted entries (model order, at most one handoff, last) + warnings +
     how many objects were dropped.
 
@@ -37,6 +37,12 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     corrected by the entry's type (:func:`zettelclaw.corrections.can_replace`; the target is
     known from ``resolution``) is not linked either, nor one that an entry the model was not
     shown names more closely (:func:`zettelclaw.corrections.look_alike`: a look-alike).
+    A ``replaces`` naming one of several look-alikes the model was shown, or an entry of
+    another subject than the new one's, is linked only when the evidence picks one
+    (:func:`zettelclaw.corrections.judge_link`: the new entry's subject, else the subjects
+    the conversation names, ``touched``), perhaps another than the one named (a warning
+    says so); else the entry is kept as a new one whose ``may_replace`` names the one the
+    model named, for the person to confirm (`zettelclaw review`).
 
     With ``resolution`` (of the log as it stands) a proposed ``replaces`` follows the rules of
     :mod:`zettelclaw.corrections`: an id already replaced is redirected to its chain's current
@@ -92,11 +98,14 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
             else:
                 target = _target(replaces, kind, content, known_ids, shown, resolution,
                                  stamp, warnings)
+                if target is not None and shown is not None and resolution is not None:
+                    target = _judged(target, kind, content, fields, shown, touched,
+                                     resolution, warnings)
                 if target is not None:
                     fields["replaces"] = target
         origin = origins.of({"type": kind, "content": content, "detail": fields["detail"]}) \
             if origins is not None else None
-        if fields.get("replaces") and resolution is not None:
+        if resolution is not None and (fields.get("replaces") or fields.get("may_replace")):
             _keep_apart(fields, person, origin, resolution, warnings)
         if resolution is not None and fields.get("replaces"):
             _correct(fields, kind, item, stamp, resolution, made_here, warnings)
@@ -155,6 +164,13 @@ def _keep_apart(fields: dict, person: str | None, origin: str | None, resolution
     correct an entry that is not untrusted (a warning says why)."""
     from ..people import OWNER, person_of, untrusted
 
+    if fields.get("may_replace"):  # a link kept for review is never one these rules refuse
+        asked = resolution.by_id.get(fields["may_replace"])
+        if asked is not None and (person_of(asked) != (person or OWNER) or (
+                origin is not None and untrusted({"origin": origin}) and not untrusted(asked))):
+            del fields["may_replace"]
+    if not fields.get("replaces"):
+        return
     target = resolution.by_id.get(fields["replaces"])
     if target is None:
         return
@@ -166,6 +182,25 @@ def _keep_apart(fields: dict, person: str | None, origin: str | None, resolution
         warnings.append(f"dropped replaces={target['id']}: untrusted words (another person, "
                         "a web page) do not correct or close it; kept as a new entry")
         del fields["replaces"]
+def _judged(target: str, kind: str, content: str, fields: dict, shown, touched, resolution,
+            warnings: list[str]) -> str | None:
+    """The entry a ``replaces`` naming ``target`` links (see :func:`build_entries`): it, a
+    look-alike the evidence picks, or None with ``fields["may_replace"]`` set."""
+    from ..corrections import judge_link
+
+    old = resolution.by_id.get(target)
+    if old is None or resolution.is_replaced(target):
+        return target  # (a chain's head is corrected instead: _correct)
+    chosen, why = judge_link(old, content, fields.get("subject"), shown, touched, resolution)
+    if chosen is None:
+        fields["may_replace"] = target
+        warnings.append(f"did not link replaces={target}: {why}; kept as a new {kind} for "
+                        "review (`zettelclaw review`)")
+        return None
+    if chosen["id"] != target:
+        warnings.append(f"replaces={target}: {chosen['id']} says it as well and is of "
+                        f"{chosen.get('subject')}, as this {kind}; linked that one instead")
+    return chosen["id"]
 
 
 def _correct(fields: dict, kind: str, item: dict, stamp: str, resolution, made_here: dict,

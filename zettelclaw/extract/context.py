@@ -5,30 +5,37 @@ the same on day 365 as on day 30, and a follow-up months later still finds what 
 The entries, from the log as it stood at the conversation's time (dated then or before; this
 agent's; current ones only, so nothing forgotten, purged or replaced; no handoffs), in order:
 
-1. for each message of the person's, the best of the open tasks, open questions and current
-   facts and decisions of the subjects the conversation touches (its words name every stem
-   of the slug or of the display name) for that message alone, by the ranker that serves
-   ``search`` and ``recall`` (:func:`zettelclaw.rank.rank_entries`: BM25F and its second
-   stage) over those entries; then each message's second best (MATCHED a message), within
-   MATCHED_CHARS. A message names one thing ("the invoice templates cleanup is done"); ranked
-   for the whole transcript, the thing a follow-up closes competes with every entry sharing
-   words with the conversation's other messages, and a busy subject's open loops, newest
-   first, leave out the one from two months ago. Over a simulated year, 21% of follow-ups
-   said 31-150 days later did not find what they close among the entries shown, without
-   this step (bench/year.py); 0.3% with it. The person's messages only: the assistant's
-   replies mostly echo them, and would take the places of what was said;
-2. the best few for the conversation's words, by the same ranker over all of them;
-3. the best few current facts and decisions without a subject (a preference, a standing
-   rule: what a conversation may say again in other words) for the conversation's words, by
-   the same ranker over those alone. Nothing else reaches them: steps 1 and 4 need a subject,
-   and in the ranking over the whole log they compete with every entry of the subjects the
-   conversation names, whose slugs it repeats, and fall below the first few;
+1. for each message of the person's, the best for that message alone, by the ranker that
+   serves ``search`` and ``recall`` (:func:`zettelclaw.rank.rank_entries`: BM25F and its
+   second stage, a tie to the later-dated), of all the open loops (open tasks, questions) and
+   current facts and decisions, whatever their subject or none (``reachable``); and the best
+   of those of the subjects the conversation touches (its words name every stem of the slug
+   or of the display name); then each message's second best of both (MATCHED a message),
+   within MATCHED_CHARS. A message names one thing ("the invoice templates cleanup is done");
+   ranked for the whole transcript, the thing a follow-up closes competes with every entry
+   sharing words with the conversation's other messages, and a busy subject's open loops,
+   newest first, leave out the one from two months ago. Of all of them, not only the touched
+   subjects': a follow-up often names no subject ("the cron job thing is done", said in a
+   conversation about something else), and the entry it closes may have none (issue 31:
+   over a simulated year where people talk so, a quarter of the follow-ups did not find
+   what they close among the entries shown when only the touched subjects' were searched).
+   The person's messages only: the assistant's replies mostly echo them, and would take the
+   places of what was said;
+2. the person's standing preferences and facts: current facts and decisions without a
+   subject, the best few for the conversation's words first (UNBOUND, by the same ranker over
+   those alone), then the newest, within STANDING_CHARS, every time: a conversation may say
+   one again in other words, and the prompt's rule for those (say nothing new, or replace it)
+   works only when the model sees it. In the ranking over the whole log they compete with
+   every entry of the subjects the conversation names, whose slugs it repeats;
+3. the best few for the conversation's words, by the same ranker over all of them;
 4. the open tasks and open questions of the subjects the conversation touches, newest first;
 5. the newest few, for continuity;
 6. the current facts and decisions of those subjects, newest first;
 7. the rest of the ranked ones;
 
-until the budget is spent. They are listed in the log's order, one JSON object a line (``id``,
+until the budget is spent (ENTRIES_CHARS in all, whatever the log's size). The entries that may
+be shown (:func:`candidates`) are chosen once, before any step: a filter on them goes there.
+They are listed in the log's order, one JSON object a line (``id``,
 ``type``, ``subject``, ``status`` of a task, ``content``). A ``replaces`` the model gives may
 name only one of them (:func:`zettelclaw.extract.build_entries`'s ``shown``).
 
@@ -49,6 +56,7 @@ CONTENT_CHARS = 400  # an entry's content is cut here in the list
 RANKED = 40  # at most this many entries for the conversation's words
 RANKED_FIRST = 15  # ... of which this many come before the subjects' own entries
 UNBOUND = 6  # at most this many current facts and decisions without a subject, ranked alone
+STANDING_CHARS = 1_200  # ... and the newest others, within this share of the budget
 NEWEST = 8  # the newest few, for continuity
 MATCHED = 2  # per message of the person's, at most this many of the subjects' own entries
 MATCHED_CHARS = ENTRIES_CHARS // 2  # ... within this share of the budget: a long conversation
@@ -63,6 +71,7 @@ class Shown:
     subjects: str = ""  # "- slug: Display (type)" lines
     entries: str = ""  # JSON lines
     ids: frozenset[str] = field(default_factory=frozenset)
+    touched: frozenset[str] = field(default_factory=frozenset)  # the subjects it names
 
 
 @lru_cache(maxsize=8192)
@@ -97,20 +106,31 @@ def choose(transcript: str, resolution, registry, stamp: str | None,
     from ..rank import keep, rank_entries, stem, words
 
     said = {stem(w) for w in words(transcript) if keep(w)}
-    candidates = [e for e in resolution.current if e.get("type") != "handoff"]
+    shown = candidates(resolution)
     records = [(slug, record if isinstance(record, dict) else {}) for slug, record in registry]
     known = {slug for slug, _ in records}
-    for entry in candidates:  # a subject of the log missing from the registry
+    for entry in shown:  # a subject of the log missing from the registry
         slug = entry.get("subject")
         if isinstance(slug, str) and slug and slug not in known:
             known.add(slug)
             records.append((slug, {}))
     touched = {slug for slug, record in records
                if any(set(stems) <= said for stems in _slug_stems(slug, record.get("display")))}
-    entries = _entries(transcript, candidates, touched, rank_entries, messages or [])
+    entries = _entries(transcript, shown, touched, rank_entries, messages or [])
     subjects = _subjects(records, touched, resolution.entries, stamp)
     return Shown(subjects, "\n".join(_line(e) for e in entries),
-                 frozenset(e["id"] for e in entries))
+                 frozenset(e["id"] for e in entries), frozenset(touched))
+
+
+def candidates(resolution) -> list[dict]:
+    """The entries that may be shown, in the log's order: the current ones (nothing
+    forgotten, purged or replaced), no handoffs. Every step chooses among these alone."""
+    return [e for e in resolution.current if e.get("type") != "handoff"]
+
+
+def _open(entry: dict) -> bool:
+    return entry.get("type") == "question" \
+        or entry.get("type") == "task" and entry.get("status") != "done"
 
 
 def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_entries,
@@ -118,23 +138,27 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     """The entries shown, in the log's order (see the module's docstring)."""
     # (the ranker's copies carry a score, which no line shows: see _line)
     ranked = rank_entries(transcript, candidates, RANKED) if candidates else []
-    standing = [e for e in candidates
-                if not e.get("subject") and e.get("type") in ("fact", "decision")]
+    reachable = [e for e in candidates if _open(e) or e.get("type") in ("fact", "decision")]
+    standing = [e for e in reachable if not e.get("subject") and not _open(e)]
     unbound = rank_entries(transcript, standing, UNBOUND) if standing else []
-    about = [e for e in reversed(candidates) if e.get("subject") in touched]
-    loops = [e for e in about if e.get("type") == "question"
-             or e.get("type") == "task" and e.get("status") != "done"]
-    known = [e for e in about if e.get("type") in ("fact", "decision")]
+    about = [e for e in reversed(reachable) if e.get("subject") in touched]
+    loops = [e for e in about if _open(e)]
+    known = [e for e in about if not _open(e)]
     own = loops + known
-    per_message = [rank_entries(text, own, MATCHED) for text in messages] if own else []
+    per_message = []
+    for text in messages:
+        per_message.append(rank_entries(text, reachable, MATCHED) if reachable else [])
+        per_message.append(rank_entries(text, own, MATCHED) if own else [])
     matched = [found[n] for n in range(MATCHED) for found in per_message if n < len(found)]
     newest = list(reversed(candidates[-NEWEST:]))
     order = {e["id"]: n for n, e in enumerate(candidates)}
     picked: dict[str, dict] = {}
     used = 0
-    for group, limit in ((matched, MATCHED_CHARS), (
-            (*ranked[:RANKED_FIRST], *unbound, *loops, *newest, *known, *ranked[RANKED_FIRST:]),
-            ENTRIES_CHARS)):
+    for group, share in ((matched, MATCHED_CHARS),
+                         ((*unbound, *reversed(standing)), STANDING_CHARS),
+                         ((*ranked[:RANKED_FIRST], *loops, *newest, *known,
+                           *ranked[RANKED_FIRST:]), ENTRIES_CHARS)):
+        limit = min(used + share, ENTRIES_CHARS)  # each group's share of what is left
         for entry in group:
             if entry["id"] in picked:
                 continue

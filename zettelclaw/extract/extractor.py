@@ -134,7 +134,8 @@ class Extractor:
                                            known_ids=known_ids, shown=shown.ids,
                                            allow_handoff=last,
                                            timestamp=stamp, resolution=resolution,
-                                           agent=agent, person=person, origins=origins)
+                                           agent=agent, person=person, origins=origins,
+                                           touched=shown.touched)
             entries.extend(made)
             warnings.extend(notes)
             skipped += parsed.skipped
