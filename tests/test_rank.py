@@ -411,3 +411,24 @@ def test_a_limit_above_the_scoring_cap_gets_every_match(log_dir, cli, engine):
     got = cli.lines("search", "harbour", "--limit", "1000", "--json")
     assert sorted(ids(got)) == [f"Hb{i:04d}_xxxxx" for i in range(700)]
     assert len(cli.lines("search", "harbour", "--json")) == 20
+
+
+def test_words_stemmed_by_several_sweep_workers_at_once_stem_as_one_would():
+    """A sweep extracts sessions in threads, and each extraction ranks the log's entries for
+    the model: the stemmer they share (Snowball's, which keeps its word in itself) gives
+    every thread the stem of its own word, never a crash ("string index out of range") that
+    fails a session."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from zettelclaw.rank import english
+
+    words = [f"{base}{suffix}{n}" for n in range(400) for base in
+             ("backfill", "webhooks", "retrying", "migrations", "deployed", "queueing")
+             for suffix in ("ing", "ed", "s", "ations")]
+    alone = {w: english._english_stemmer().stemWord(w) for w in words}
+    english._stems.clear()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        got = list(pool.map(english.stem, words))
+
+    assert dict(zip(words, got, strict=True)) == alone

@@ -3,6 +3,7 @@ stems and the word-starts a scan looks for."""
 
 from __future__ import annotations
 
+import _thread
 import os
 import sys
 
@@ -78,17 +79,22 @@ class _WordChars(dict):
 WORD_CHARS = _WordChars()
 _stems: dict[str, str] = {}
 _stemmer = None
+# Snowball's stemmer keeps the word it works on in itself: the sweep's worker threads (each
+# extraction ranks entries for the model) take turns with it. (``_thread``: built in, free to
+# import on the per-turn path, where ``threading`` is not loaded.)
+_stemming = _thread.allocate_lock()
 
 
 def stem(word: str) -> str:
     """The Snowball English stem of a lowercase word, irregular verbs by their base form
-    (``went`` -> ``go``; cached)."""
+    (``went`` -> ``go``; cached; safe from several threads)."""
     global _stemmer
     cached = _stems.get(word)
     if cached is None:
-        if _stemmer is None:
-            _stemmer = _english_stemmer()
-        cached = _stems[word] = _stemmer.stemWord(LEMMAS.get(word, word))
+        with _stemming:
+            if _stemmer is None:
+                _stemmer = _english_stemmer()
+            cached = _stems[word] = _stemmer.stemWord(LEMMAS.get(word, word))
     return cached
 
 
