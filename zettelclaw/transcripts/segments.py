@@ -100,8 +100,7 @@ class _Segmenter:
                 self.turn_origin = OWNER if said is True else UNTRUSTED if said is False \
                     else None
             self.tainted = False
-        elif role == "toolResult" and (is_network_tool(message.get("toolName"))
-                                       or _openclaw(message).get("networkSourced") is True):
+        elif _network_sourced(role, message):
             self.tainted = True
 
     def _origin(self, role, message: dict) -> str | None:
@@ -155,6 +154,23 @@ class _Segmenter:
                 segment.messages = fresh
                 kept.append(segment)
         return kept
+
+
+def _network_sourced(role, message: dict) -> bool:
+    """Whether a message brings a network tool's result: its own toolResult, or the one it
+    gave through Tool Search (on by default in 2026.9): that toolResult is ``tool_call``'s,
+    ``details.tool.name`` naming the tool that ran (so does the ``custom`` record
+    ``openclaw.nested-tool.v1`` before it, ``details.toolName``)."""
+    details = message.get("details")
+    details = details if isinstance(details, dict) else {}
+    if role == "toolResult":
+        tool = details.get("tool")
+        return (is_network_tool(message.get("toolName"))
+                or _openclaw(message).get("networkSourced") is True
+                or isinstance(tool, dict) and is_network_tool(tool.get("name")))
+    if role == "custom" and message.get("customType") == "openclaw.nested-tool.v1":
+        return is_network_tool(details.get("toolName"))
+    return False
 
 
 def _openclaw(message: dict) -> dict:
