@@ -61,7 +61,7 @@ def oc_home(tmp_path, fakes):
     anthropic, _ = fakes
     home = OpenClawHome(tmp_path, toolchain(), extra_env={
         "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": anthropic.url,
-        "ZETTELCLAW_RETRY_BASE": "0.05", "OPENCLAW_SKIP_CRON": "1",
+        "ZETTELCLAW_RETRY_BASE": "0.05",
     })
     yield home
     home.cleanup()
@@ -76,8 +76,12 @@ def _prompt(home: OpenClawHome, openai: FakeOpenAI, message: str, *key: str) -> 
     """What the model was given as the user's side of that turn."""
     seen = len(openai.chat_requests())
     _turn(home, message, *key)
-    request = openai.chat_requests()[seen]
-    return "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
+    # (cron is on, as OpenClaw ships it: a heartbeat's request may come between)
+    for request in openai.chat_requests()[seen:]:
+        said = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
+        if message in said:
+            return said
+    raise AssertionError(f"the model was never asked {message!r}")
 
 
 def _entries(home: OpenClawHome, word: str) -> list[dict]:
