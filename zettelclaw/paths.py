@@ -272,14 +272,12 @@ def _log_agents(only: str | None = None) -> set[str]:
             data = fh.read()
     except OSError:
         return set()
-    if only is not None:
-        import json
+    import json
 
+    if only is not None:
         needle = json.dumps(only).encode()
         return {only} if (b'"agent":' + needle in data or b'"agent": ' + needle in data) \
             else set()
-    import json
-
     found = set()
     marker = b'"agent":'
     at = data.find(marker)

@@ -409,9 +409,9 @@ def preview(candidate: Candidate, open_before: datetime | None = None) -> Result
     segments = after_cursor(transcripts.read_segments(ref), cursor)
     installed = state.install_moment()
     segments = [s for s in segments if s.has_user and not is_history(s, installed, ref)]
-    why_held = [why for s in segments
-                if (why := held(s, ref, SETTLE_SECONDS, open_before)) is not None]
-    segments = [s for s in segments if held(s, ref, SETTLE_SECONDS, open_before) is None]
+    verdicts = [(s, held(s, ref, SETTLE_SECONDS, open_before)) for s in segments]
+    why_held = [why for _, why in verdicts if why is not None]
+    segments = [s for s, why in verdicts if why is None]
     messages = sum(len(s.messages) for s in segments)
     if not segments:
         result = Result(ref.session_id, "up-to-date", f"{ref.session_id}: nothing new")
