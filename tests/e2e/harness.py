@@ -53,6 +53,14 @@ def toolchain(version: str = DEFAULT_VERSION) -> Path:
     return Path(proc.stdout.strip().splitlines()[-1])
 
 
+def home_asking(tmp_path: Path, anthropic, launcher: Path | None = None,
+                **env: str) -> OpenClawHome:
+    """A temp OpenClaw home (OpenClaw's defaults) whose zettelclaw asks the fake Anthropic
+    server ``anthropic`` with a test key; ``env``: more of zettelclaw's environment."""
+    return OpenClawHome(tmp_path, launcher or toolchain(), extra_env={
+        "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": anthropic.url, **env})
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

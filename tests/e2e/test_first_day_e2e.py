@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.e2e.harness import OpenClawHome, base_config, toolchain
+from tests.e2e.harness import OpenClawHome, base_config, home_asking
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_openai import FakeOpenAI
 
@@ -32,10 +32,7 @@ def fakes():
 @pytest.fixture
 def oc_home(tmp_path, fakes):
     anthropic, _ = fakes
-    home = OpenClawHome(tmp_path, toolchain(), extra_env={
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": anthropic.url,
-    })
+    home = home_asking(tmp_path, anthropic)
     yield home
     home.cleanup()
 

@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.e2e.harness import OpenClawHome, base_config, toolchain
+from tests.e2e.harness import OpenClawHome, base_config, home_asking
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_openai import FakeOpenAI, message_text
 
@@ -59,10 +59,7 @@ def fakes():
 @pytest.fixture
 def oc_home(tmp_path, fakes):
     anthropic, _ = fakes
-    home = OpenClawHome(tmp_path, toolchain(), extra_env={
-        "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": anthropic.url,
-        "ZETTELCLAW_RETRY_BASE": "0.05",
-    })
+    home = home_asking(tmp_path, anthropic, ZETTELCLAW_RETRY_BASE="0.05")
     yield home
     home.cleanup()
 
@@ -160,9 +157,7 @@ def web_home(tmp_path, supplier_page):
                           "reply": f"Their page says: {PAGE_SAYS}"},
                          {"reply": "Noted."}])
     with anthropic, openai:
-        home = OpenClawHome(tmp_path, toolchain(), extra_env={
-            "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": anthropic.url,
-            "ZETTELCLAW_RETRY_BASE": "0.05"})
+        home = home_asking(tmp_path, anthropic, ZETTELCLAW_RETRY_BASE="0.05")
         home.openai = openai
         yield home
         home.cleanup()
