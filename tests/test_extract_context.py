@@ -369,3 +369,42 @@ def test_the_persons_standing_preferences_are_shown_whatever_the_conversation_sa
     assert cli("extract", "--session-id", SID).exit_code == 0
     shown = {e["id"] for e in _shown(fake_anthropic.message_requests[0])}
     assert {p["id"] for p in preferences} <= shown
+
+
+def test_a_done_said_this_week_among_other_projects_look_alikes_reaches_its_task(
+        cli, home, fake_anthropic, log_dir):
+    """"Updating the login page is done", in a conversation about something else, four days
+    after Atlas Billing's task was said, with five newer tasks of other projects saying the
+    same words, in a conversation about other login pages. It is shown with them (issue 31:
+    a message's look-alikes are shown together, not only its newest two); nothing tells
+    which one is meant, so nothing is closed on a guess: the done is kept for the person to
+    confirm."""
+    target = make_entry("task", "We need to update the login page for Atlas Billing.", "s0",
+                        subject="atlas-billing", status="open",
+                        timestamp=_stamp(TODAY - timedelta(days=4)))
+    alike = [make_entry("task", f"We need to update the login page for {name}.", f"a{n}",
+                        subject=name.lower().replace(" ", "-"), status="open",
+                        timestamp=_stamp(TODAY - timedelta(days=3, hours=-n)))
+             for n, name in enumerate(("Orion Portal", "Juniper Cluster", "Falcon Website",
+                                       "Meadow Garden", "Cobalt Backup"))]
+    busy = _busy_subjects(200, TODAY - timedelta(days=26))
+    write_log(log_dir, [*busy[:150], target, *busy[150:], *alike])
+    turns = []
+    for n in range(1, 20, 2):  # a conversation about the other login pages' numbers
+        turns += [("user", f"The login page for Kestrel Portal {n} holds {n + 1} forms now."),
+                  ("assistant", "Noted.")]
+    turns[8:8] = [("user", "Updating the login page is done."), ("assistant", "Good.")]
+    home.jsonl_session("main", SID, turns, key="agent:main:main", start=TODAY)
+    fake_anthropic.entries(
+        {"type": "task", "content": "Updating the login page is done.", "status": "done",
+         "replaces": target["id"]},
+        {"type": "handoff", "content": "login page"})
+    _extract_shown(cli, fake_anthropic, target)
+    assert {e["id"] for e in _shown(fake_anthropic.message_requests[0])} \
+        >= {target["id"], *(e["id"] for e in alike)}
+    open_ids = {e["id"] for e in cli.lines("search", "--type", "task", "--status", "open",
+                                           "--json")}
+    assert target["id"] in open_ids  # not closed on a guess
+    listed = cli("review")
+    assert "1 link to confirm" in listed.stderr
+    assert f"if so: zettelclaw review close {target['id']}" in listed.stderr

@@ -127,8 +127,8 @@ def test_a_done_naming_one_of_two_look_alikes_shown_is_kept_apart_for_review():
                                       shown={named["id"], closer["id"]},
                                       timestamp="2026-01-12T10:00:00Z", resolution=resolution)
     assert "replaces" not in made[0] and made[0]["may_replace"] == named["id"]
-    assert any("1 other task shown say it as well" in w and "zettelclaw review" in w
-               for w in warnings)
+    assert any(f"{closer['id']}, also shown, name what it says more closely" in w
+               and "zettelclaw review" in w for w in warnings)
 
 
 def test_the_subject_decides_between_look_alikes_of_different_subjects():
@@ -169,3 +169,45 @@ def test_the_same_words_kept_apart_from_two_different_tasks_are_both_asked_about
     assert [m["may_replace"] for m in made] == [a1["id"], b1["id"]]
     kept, dropped = Current(resolution).take(made)
     assert dropped == 0 and [k["may_replace"] for k in kept] == [a1["id"], b1["id"]]
+
+
+def _link(resolution, content, target, shown, subject=None, touched=()):
+    item = {"type": "task", "status": "done", "replaces": target["id"], "content": content}
+    if subject:
+        item["subject"] = subject
+    made, warnings, _ = build_entries([item], "s2", known_ids=set(resolution.by_id),
+                                      shown={e["id"] for e in shown}, touched=set(touched),
+                                      timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    return made[0], warnings
+
+
+def test_a_done_naming_its_project_closes_the_task_said_without_one():
+    # the task was said without its project; the done names it. Another project's task says
+    # the same words (the model, counting words, named that one), and the project has other
+    # tasks sharing its verb and its name: the one said without a project is the one left
+    bare, other, same_project = _tasks("We need to rotate the access keys.",
+                                       "We need to rotate the access keys for Orion.",
+                                       "We need to rotate the signup form for Atlas Migration.")
+    bare["subject"], other["subject"], same_project["subject"] = None, "orion", "atlas-migration"
+    resolution = _log(bare, other, same_project)
+    made, warnings = _link(resolution, "Rotating the access keys for Atlas Migration is done.",
+                           other, (bare, other, same_project), subject="atlas-migration")
+    assert made["replaces"] == bare["id"] and "may_replace" not in made
+
+
+def test_a_done_said_elsewhere_between_two_projects_look_alikes_is_asked_about():
+    # "Updating the login page is done", said in a conversation about a third project:
+    # one task of Orion's and one said without a project say it alike. Nothing says which
+    atlas, orion = _tasks("We need to update the login page.",
+                          "We need to update the login page for Orion.")
+    atlas["subject"] = None
+    orion["subject"] = "orion"
+    resolution = _log(atlas, orion)
+    made, warnings = _link(resolution, "Updating the login page is done.", atlas,
+                           (atlas, orion), touched={"kestrel"})
+    assert "replaces" not in made and made["may_replace"] == atlas["id"]
+    assert any("1 other task shown say it as well" in w for w in warnings)
+    # said in a conversation about Orion: Orion's, not the one filed under no project
+    made, _ = _link(resolution, "Updating the login page is done.", atlas, (atlas, orion),
+                    touched={"orion"})
+    assert made["replaces"] == orion["id"]

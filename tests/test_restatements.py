@@ -263,3 +263,44 @@ def test_a_value_restated_unchanged_meets_the_current_entry_and_its_change_leave
     assert cli("extract", "--session-id", later).exit_code == 0
     current = [e["content"] for e in cli.lines("search", "--subject", "greenhouse", "--json")]
     assert current == ["The greenhouse minimum is now 10 degrees"]
+
+
+def test_a_preference_said_as_it_was_said_before_meets_its_current_wording(cli, home,
+                                                                          fake_anthropic,
+                                                                          log_dir):
+    # "twice a day" became "two times a day" (a restatement with other words replaces the
+    # current entry); "twice daily" shares little with the newest wording, much with the first
+    first = make_entry("fact", "I read email only twice a day.", "s0",
+                       timestamp=_stamp(TODAY - timedelta(days=60)))
+    drifted = make_entry("fact", "I only look at my email two times a day.", "s1",
+                         timestamp=_stamp(TODAY - timedelta(days=30)), replaces=first["id"])
+    write_log(log_dir, [first, drifted])
+    _conversation(home, "My email is read twice daily, not constantly.")
+    fake_anthropic.entries(
+        {"type": "fact", "content": "My email is read twice daily, not constantly."},
+        {"type": "handoff", "content": "email habits"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0 and "(1 duplicate dropped)" in result.stderr
+    current = [e["content"] for e in cli.lines("search", "--json", "--", "email")
+               if e["type"] == "fact"]
+    assert current == ["I only look at my email two times a day."]
+
+
+def test_an_old_value_said_again_is_not_taken_for_the_current_one(cli, home, fake_anthropic,
+                                                                  log_dir):
+    first = make_entry("fact", "The VPN port for the office is 51820.", "s0",
+                       subject="office", timestamp=_stamp(TODAY - timedelta(days=60)))
+    changed = make_entry("fact", "The VPN port for the office is 51900.", "s1",
+                         subject="office", timestamp=_stamp(TODAY - timedelta(days=30)),
+                         replaces=first["id"])
+    write_log(log_dir, [first, changed])
+    _conversation(home, "We moved the office VPN back to port 51820.")
+    fake_anthropic.entries(
+        {"type": "fact", "content": "The VPN port for the office is 51820.",
+         "subject": "office"},
+        {"type": "handoff", "content": "vpn"})
+    result = cli("extract", "--session-id", SID)
+    assert result.exit_code == 0 and "duplicate" not in result.stderr
+    current = sorted(e["content"] for e in cli.lines("search", "--subject", "office", "--json"))
+    assert current == ["The VPN port for the office is 51820.",
+                       "The VPN port for the office is 51900."]

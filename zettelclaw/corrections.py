@@ -118,24 +118,43 @@ def look_alike(target: dict, content: str, shown, resolution, stamp: str | None
     return best
 
 
-def shown_alikes(target: dict, content: str, shown, resolution) -> list[dict]:
-    """``target`` and the entries shown to the model (ids ``shown``) that say what ``content``
-    is about as fully as it does: of its type (a task of its status), current, sharing at
-    least as many naming words with ``content`` as ``target`` does. More than one: the
+@lru_cache(maxsize=32768)
+def body_words(text: str, slugs: tuple) -> frozenset[str]:
+    """The naming words of ``text`` without the stems of the subjects ``slugs`` (None for
+    none): what it says of the thing, whichever subject it is filed under."""
+    from .rank import subject_terms
+
+    words = naming_words(text)
+    for slug in slugs:
+        if isinstance(slug, str) and slug:
+            words = words - frozenset(subject_terms(slug))
+    return words
+
+
+def shown_alikes(target: dict, content: str, subject: str | None, shown, resolution
+                 ) -> list[tuple[dict, int]]:
+    """``target`` and the entries shown to the model (ids ``shown``) that may be what
+    ``content`` (of ``subject``, None: none given) is about: of ``target``'s type (a task of
+    its status), current, sharing a naming word with it beyond the subjects' names; each
+    with how many such words it shares (the subject's words left out on both sides: they
+    say where a thing is filed, not which thing it is). More than one sharing the most: the
     model's pick among them was a guess ("That cron job thing is done" shares as much with
     "Renew the nightly cron job" as with "Renew the staging cron job")."""
-    words = naming_words(content)
-    least = len(words & naming_words(str(target.get("content") or "")))
     kind, status = target.get("type"), target.get("status")
-    out = [target]
+
+    def shared(entry: dict) -> int:
+        slugs = (subject, entry.get("subject"))
+        return len(body_words(content, slugs) & body_words(str(entry.get("content") or ""), slugs))
+
+    out = [(target, shared(target))]
     for entry_id in shown:
         entry = resolution.by_id.get(entry_id)
         if entry is None or entry is target or entry.get("type") != kind \
                 or (kind == "task" and entry.get("status") != status) \
                 or resolution.is_replaced(entry_id) or not isinstance(entry.get("content"), str):
             continue
-        if len(naming_words(entry["content"]) & words) >= least:
-            out.append(entry)
+        if (count := shared(entry)) > 0:
+            out.append((entry, count))
     return out
 
 
@@ -145,24 +164,39 @@ def judge_link(target: dict, content: str, subject: str | None, shown, touched,
     ``content`` of ``subject`` (None: it gave none), the model shown ``shown`` (ids) for a
     conversation naming the subjects ``touched``: ``(entry, why)``, the entry to link (the
     target or the one look-alike the evidence picks) or None when it is not sure (``why``
-    says why). The evidence: the look-alikes shown (:func:`shown_alikes`) and their
-    subjects against the new entry's (else the conversation's). Sure: the target alone says
-    it and is of no other subject; or one of the look-alikes alone is of the subject (one of
-    no subject may be of any: it counts as of the subject too)."""
-    alikes = shown_alikes(target, content, shown, resolution)
+    says why). The evidence, from the look-alikes shown (:func:`shown_alikes`):
+
+    * the subject: a new entry of a subject links only an entry of that subject or of none
+      (one of another subject is ruled out); one of no subject, an entry of a subject the
+      conversation names or of none;
+    * the words: of those left, the ones sharing the most naming words with it; the
+      model's pick when it shares fewer than another is not taken on trust (it may have
+      read something the words do not say, or guessed): asked;
+    * then who is *known* to be of the subject: of those sharing the most, the one filed
+      under the new entry's subject (else one the conversation names) beats those filed
+      under none, which could be of any. Sure: one such; or none such and a single one
+      sharing the most. Else unsure: a guess among look-alikes, asked."""
+    alikes = shown_alikes(target, content, subject, shown, resolution)
+    if subject:
+        fitting = [(e, n) for e, n in alikes if e.get("subject") in (None, "", subject)]
+        if not fitting:
+            return None, f"it is about {target.get('subject')}, the new entry about {subject}"
+    else:
+        fitting = alikes
+    most = max(n for _, n in fitting)
+    best = [e for e, n in fitting if n == most]
+    if any(e is target for e, _ in fitting) and alikes[0][1] < most:
+        return None, (f"{best[0]['id']}{' and others' if len(best) > 1 else ''}, also shown, "
+                      "name what it says more closely")
     where = {subject} if subject else set(touched or ())
-    # of the subject, or of none (nothing rules it out)
-    fitting = [e for e in alikes if where and (e.get("subject") in where
-                                               or not e.get("subject"))]
-    other = subject is not None and target.get("subject") not in (None, subject)
-    if len(fitting) == 1:
-        return fitting[0], "sure"
-    if len(alikes) == 1 and not other:
-        return target, "sure"
-    if len(alikes) == 1:
-        return None, f"it is about {target.get('subject')}, the new entry about {subject}"
-    return None, (f"{len(alikes) - 1} other {target.get('type')}"
-                  f"{'s' if len(alikes) > 2 else ''} shown say it as well")
+    known = [e for e in best if e.get("subject") and e.get("subject") in where]
+    if len(known) == 1:
+        return known[0], "sure"
+    if not known and len(best) == 1:
+        return best[0], "sure"
+    others = len(known or best) - 1
+    return None, (f"{others} other {target.get('type')}{'s' if others > 1 else ''} shown "
+                  "say it as well")
 
 
 def gone_targets(log, targets) -> dict[str, str]:
@@ -230,11 +264,35 @@ class Current:
             if self.resolution.is_replaced(old["id"]):
                 continue
             how = restates(old["content"], entry["content"])
+            if how is None and any(restates(said, entry["content"]) is not None
+                                   for said in self._wordings(old)):
+                how = "same"  # words it was said in before: nothing new
             if how is not None:  # the closest one; of equals, the newest
                 score = similarity(old["content"], entry["content"])
                 if score > best_score:
                     best, best_score = (old, how), score
         return best
+
+    def _wordings(self, head: dict) -> list[str]:
+        """The earlier wordings of what the current ``head`` says: back along its chain while
+        each version restates the one before (another wording, not another value: "51820"
+        replaced by "51900" ends the walk, so the old value said again is not taken as known).
+        A restatement that adds or changes words replaces the current entry, and its wording
+        drifts ("twice a day" -> "two times a day" -> ...); the next one may say it as one of
+        the earlier ones did."""
+        from .restatements import restates
+
+        out, at, seen = [], head, {head["id"]}
+        while isinstance(target := at.get("replaces"), str) and target not in seen:
+            seen.add(target)
+            before = self.resolution.by_id.get(target)
+            if before is None or before.get("type") not in RESTATED \
+                    or not isinstance(before.get("content"), str) \
+                    or restates(before["content"], at["content"]) is None:
+                break
+            out.append(before["content"])
+            at = before
+        return out
 
     @classmethod
     def of(cls, entries) -> Current:

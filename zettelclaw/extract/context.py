@@ -20,7 +20,12 @@ agent's; current ones only, so nothing forgotten, purged or replaced; no handoff
    over a simulated year where people talk so, a quarter of the follow-ups did not find
    what they close among the entries shown when only the touched subjects' were searched).
    The person's messages only: the assistant's replies mostly echo them, and would take the
-   places of what was said;
+   places of what was said. After each message's best, and before its second best, the
+   entries tied with the best for it on the words that name the thing (:func:`_alikes`):
+   ranked, "the login page update is done" gets the newest two of every project's "update
+   the login page", and the one it closes, said in March, is never shown; shown together,
+   the one the conversation's subject picks is linked and a guess among them is asked
+   about (:func:`zettelclaw.corrections.judge_link`);
 2. the person's standing preferences and facts: current facts and decisions without a
    subject, the best few for the conversation's words first (UNBOUND, by the same ranker over
    those alone), then the newest, within STANDING_CHARS, every time: a conversation may say
@@ -50,7 +55,7 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-ENTRIES_CHARS = 5_000
+ENTRIES_CHARS = 6_000
 SUBJECTS_CHARS = 1_000
 CONTENT_CHARS = 400  # an entry's content is cut here in the list
 RANKED = 40  # at most this many entries for the conversation's words
@@ -59,7 +64,9 @@ UNBOUND = 6  # at most this many current facts and decisions without a subject, 
 STANDING_CHARS = 1_200  # ... and the newest others, within this share of the budget
 NEWEST = 8  # the newest few, for continuity
 MATCHED = 2  # per message of the person's, at most this many of the subjects' own entries
-MATCHED_CHARS = ENTRIES_CHARS // 2  # ... within this share of the budget: a long conversation
+ALIKE = 6  # per message, at most this many entries sharing the most naming words with it
+ALIKE_LEAST = 2  # ... when they share at least this many
+MATCHED_CHARS = ENTRIES_CHARS * 3 // 4  # ... within this share of the budget: a long conversation
 # leaves room for the rest
 ACTIVE_DAYS = 30
 
@@ -139,7 +146,8 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     # (the ranker's copies carry a score, which no line shows: see _line)
     ranked = rank_entries(transcript, candidates, RANKED) if candidates else []
     reachable = [e for e in candidates if _open(e) or e.get("type") in ("fact", "decision")]
-    standing = [e for e in reachable if not e.get("subject") and not _open(e)]
+    standing = [e for e in reachable if not e.get("subject") and not _open(e)
+                and not e.get("may_replace")]  # (one kept apart for review is no standing fact)
     unbound = rank_entries(transcript, standing, UNBOUND) if standing else []
     about = [e for e in reversed(reachable) if e.get("subject") in touched]
     loops = [e for e in about if _open(e)]
@@ -149,7 +157,10 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     for text in messages:
         per_message.append(rank_entries(text, reachable, MATCHED) if reachable else [])
         per_message.append(rank_entries(text, own, MATCHED) if own else [])
-    matched = [found[n] for n in range(MATCHED) for found in per_message if n < len(found)]
+    alike = [_alikes(text, reachable, touched) for text in messages]
+    matched = [*(found[0] for found in per_message if found),
+               *(group[n] for n in range(ALIKE) for group in alike if n < len(group)),
+               *(found[n] for n in range(1, MATCHED) for found in per_message if n < len(found))]
     newest = list(reversed(candidates[-NEWEST:]))
     order = {e["id"]: n for n, e in enumerate(candidates)}
     picked: dict[str, dict] = {}
@@ -168,6 +179,50 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
             picked[entry["id"]] = entry
             used += cost
     return sorted(picked.values(), key=lambda e: order.get(e["id"], -1))
+
+
+def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[dict]:
+    """The entries of ``reachable`` that say as much of what ``text`` (one message) names as
+    any does: the most naming words shared (at least ALIKE_LEAST), the words of an entry's
+    own subject left out on both sides (they say where it is filed, not which thing it is).
+    "Updating the login page is done" shares three words with every open "update the login
+    page" of every project: ranked, the best two are the newest two, and the one said two
+    months ago, the one it closes, is not shown (issue 31). At most ALIKE: first those of a
+    subject the message names, then of one the conversation names, then those filed under
+    none (they may be of any), then the rest; newest first in each. More than ALIKE left:
+    the words cannot tell them apart, and a link among them is asked about anyway
+    (:func:`zettelclaw.corrections.judge_link`)."""
+    from ..corrections import naming_words
+
+    said = naming_words(text)
+    if len(said) < ALIKE_LEAST:
+        return []
+    best: list[tuple[int, dict]] = []
+    most = ALIKE_LEAST
+    for at, entry in enumerate(reachable):
+        count = len(said & _body(entry))
+        if count > most:
+            best, most = [(at, entry)], count
+        elif count == most:
+            best.append((at, entry))
+
+    def first(item: tuple[int, dict]) -> tuple[int, int]:
+        at, entry = item
+        slug = entry.get("subject")
+        if not slug:
+            return 2, -at
+        if any(set(stems) <= said for stems in _slug_stems(slug, None)):
+            return 0, -at
+        return (1 if slug in touched else 3), -at
+
+    return [entry for _, entry in sorted(best, key=first)[:ALIKE]]
+
+
+def _body(entry: dict) -> frozenset[str]:
+    """An entry's naming words without its subject's (see :func:`_alikes`)."""
+    from ..corrections import body_words
+
+    return body_words(str(entry.get("content") or ""), (entry.get("subject"),))
 
 
 def _subjects(records: list, touched: set[str], entries: list[dict], stamp: str | None) -> str:
