@@ -284,6 +284,7 @@ class Run:
         target = self.entry_of.get(s.target)
         mine = self.entry_of.get(s.n)
         linked = log.by_id[mine].get("replaces") if mine else None
+        asked = log.by_id[mine].get("may_replace") if mine else None
         if mine is None:
             outcome = "lost"
         elif linked is None:
@@ -302,6 +303,9 @@ class Run:
             "n": s.n, "kind": s.kind, "day": s.day,
             "lag": s.day - self.year.statements[s.target].day, "outcome": outcome,
             "target_in_log": target is not None, "target_shown": target in shown,
+            "asked": asked is not None,
+            "asked_right": asked is not None and target is not None
+            and asked in log.chain(target),
             "vpn": self.year.vpn is not None and s.n == self.year.vpn[1]})
 
     def check_merge(self, s: year_world.Statement, log: Log, known: str | None) -> None:
@@ -459,6 +463,10 @@ class Run:
                 "right": sum(f["outcome"] == "right" for f in rows) / n if n else None,
                 "wrong": sum(f["outcome"] == "wrong" for f in rows) / n if n else None,
                 "not_linked": sum(f["outcome"] in ("none", "lost") for f in rows) / n
+                if n else None,
+                # kept apart with may_replace, for the person to confirm (zettelclaw review)
+                "asked": sum(f.get("asked", False) for f in rows) / n if n else None,
+                "asked_right": sum(f.get("asked_right", False) for f in rows) / n
                 if n else None}
         last = self.checkpoints[self.days]
         restated = last["restated"]
@@ -524,12 +532,15 @@ def show(report: dict) -> None:
 
     print("\nFollow-ups closing an earlier entry, by days since it was said")
     print(f"  {'said after':<12} {'n':>5} {'target shown':>13} {'closed right':>13} "
-          f"{'closed wrong':>13} {'not linked':>11}")
+          f"{'closed wrong':>13} {'not linked':>11} {'asked (right)':>15}")
     for name, row in report["follow_ups"].items():
-        cells = [pct(row[k] or 0, 1) if row["follow_ups"] else "-"
-                 for k in ("target_shown", "right", "wrong", "not_linked")]
+        cells = [pct(row.get(k) or 0, 1) if row["follow_ups"] else "-"
+                 for k in ("target_shown", "right", "wrong", "not_linked", "asked",
+                           "asked_right")]
         print(f"  {name + ' days':<12} {row['follow_ups']:>5} {cells[0]:>13} {cells[1]:>13} "
-              f"{cells[2]:>13} {cells[3]:>11}")
+              f"{cells[2]:>13} {cells[3]:>11} {cells[4] + ' (' + cells[5] + ')':>15}")
+    print("  asked: kept apart for the person to confirm (`zettelclaw review`), of all; "
+          "(right): naming the right entry")
     last = points[days]
     print(f"  day {days}: {last['open_tasks']:,} open tasks ({last['open_tasks_said_done']:,} "
           f"of them said done), {last['open_questions']:,} open questions "

@@ -180,6 +180,7 @@ def test_a_few_simulated_days_print_every_table_with_sane_figures(tmp_path):
     table = report["follow_ups"]["<= 6"]
     assert table["follow_ups"] > 0
     assert table["right"] + table["wrong"] + table["not_linked"] == 1
+    assert table["asked_right"] <= table["asked"] <= table["not_linked"]
     points = report["checkpoints"]
     assert sorted(points) == ["1", "2"]
     for point in points.values():
