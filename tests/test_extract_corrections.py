@@ -211,3 +211,14 @@ def test_a_done_said_elsewhere_between_two_projects_look_alikes_is_asked_about()
     made, _ = _link(resolution, "Updating the login page is done.", atlas, (atlas, orion),
                     touched={"orion"})
     assert made["replaces"] == orion["id"]
+
+
+def test_a_project_named_like_the_work_does_not_hide_what_the_done_says():
+    # "Lumen Migration": the project's name holds the verb of one of its tasks
+    migrate, review = _tasks("We need to migrate the webhook handlers for Lumen Migration.",
+                             "We need to review the webhook handlers for Lumen Migration.")
+    migrate["subject"] = review["subject"] = "lumen-migration"
+    resolution = _log(migrate, review)
+    made, warnings = _link(resolution, "Migrating the webhook handlers for Lumen Migration is "
+                           "done.", migrate, (migrate, review), subject="lumen-migration")
+    assert made["replaces"] == migrate["id"] and "may_replace" not in made

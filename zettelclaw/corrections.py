@@ -120,15 +120,18 @@ def look_alike(target: dict, content: str, shown, resolution, stamp: str | None
 
 @lru_cache(maxsize=32768)
 def body_words(text: str, slugs: tuple) -> frozenset[str]:
-    """The naming words of ``text`` without the stems of the subjects ``slugs`` (None for
-    none): what it says of the thing, whichever subject it is filed under."""
-    from .rank import subject_terms
+    """The naming words of ``text`` without the words of the subjects ``slugs`` (None for
+    none): what it says of the thing, whichever subject it is filed under. The subject's
+    words once each, the last time they are said: "Migrating the webhook handlers for Lumen
+    Migration" keeps "migrating"."""
+    from .rank import subject_terms, terms
 
-    words = naming_words(text)
-    for slug in slugs:
-        if isinstance(slug, str) and slug:
-            words = words - frozenset(subject_terms(slug))
-    return words
+    said = [t for t in terms(text) if not any(c.isdigit() for c in t)]
+    for slug in {slug for slug in slugs if isinstance(slug, str) and slug}:
+        for stem in subject_terms(slug):
+            if stem in said:
+                del said[len(said) - 1 - said[::-1].index(stem)]
+    return frozenset(said)
 
 
 def shown_alikes(target: dict, content: str, subject: str | None, shown, resolution

@@ -158,8 +158,11 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
         per_message.append(rank_entries(text, reachable, MATCHED) if reachable else [])
         per_message.append(rank_entries(text, own, MATCHED) if own else [])
     alike = [_alikes(text, reachable, touched) for text in messages]
+    near = [[e for named, e in group if named] for group in alike]
+    far = [[e for named, e in group if not named] for group in alike]
     matched = [*(found[0] for found in per_message if found),
-               *(group[n] for n in range(ALIKE) for group in alike if n < len(group)),
+               *(group[n] for n in range(ALIKE) for group in near if n < len(group)),
+               *(group[n] for n in range(ALIKE) for group in far if n < len(group)),
                *(found[n] for n in range(1, MATCHED) for found in per_message if n < len(found))]
     newest = list(reversed(candidates[-NEWEST:]))
     order = {e["id"]: n for n, e in enumerate(candidates)}
@@ -181,29 +184,42 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     return sorted(picked.values(), key=lambda e: order.get(e["id"], -1))
 
 
-def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[dict]:
+def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[tuple[bool, dict]]:
     """The entries of ``reachable`` that say as much of what ``text`` (one message) names as
-    any does: the most naming words shared (at least ALIKE_LEAST), the words of an entry's
-    own subject left out on both sides (they say where it is filed, not which thing it is).
-    "Updating the login page is done" shares three words with every open "update the login
-    page" of every project: ranked, the best two are the newest two, and the one said two
-    months ago, the one it closes, is not shown (issue 31). At most ALIKE: first those of a
-    subject the message names, then of one the conversation names, then those filed under
-    none (they may be of any), then the rest; newest first in each. More than ALIKE left:
-    the words cannot tell them apart, and a link among them is asked about anyway
-    (:func:`zettelclaw.corrections.judge_link`)."""
-    from ..corrections import naming_words
+    any does: the most naming words shared (at least ALIKE_LEAST), the names of subjects
+    left out (the message's and each entry's own: they say where a thing is filed, not
+    which thing it is). "Updating the login page is done" shares three words with every open
+    "update the login page" of every project: ranked, the best two are the newest two, and
+    the one said two months ago, the one it closes, is not shown (issue 31). The open loops
+    and the facts and decisions apart, each kind's best (a follow-up closes the one or
+    corrects the other: "we went with Paddle for the signup form" shares more with the
+    decision "we went with Grafana ... for the signup form" than with the question it
+    answers). At most ALIKE loops and ALIKE // 2 others: first those of a subject the
+    message names, then of one the conversation names, then those filed under none (they
+    may be of any), then the rest; newest first in each. More left: the words cannot tell
+    them apart, and a link among them is asked about anyway
+    (:func:`zettelclaw.corrections.judge_link`). Each with whether its subject is named (by
+    the message or the conversation): those come before any other's, every message's, as
+    the one their subject picks is linked, the others' asked about."""
+    from ..corrections import body_words, naming_words
 
-    said = naming_words(text)
+    words = naming_words(text)
+    named = {slug for slug in {e.get("subject") for e in reachable} if slug
+             and any(set(stems) <= words for stems in _slug_stems(slug, None))}
+    said = body_words(text, tuple(sorted(named)))
     if len(said) < ALIKE_LEAST:
         return []
-    best: list[tuple[int, dict]] = []
-    most = ALIKE_LEAST
+    loops: list[tuple[int, dict]] = []
+    known: list[tuple[int, dict]] = []
+    most = {True: ALIKE_LEAST, False: ALIKE_LEAST}
     for at, entry in enumerate(reachable):
         count = len(said & _body(entry))
-        if count > most:
-            best, most = [(at, entry)], count
-        elif count == most:
+        kind = _open(entry)
+        best = loops if kind else known
+        if count > most[kind]:
+            best[:] = [(at, entry)]
+            most[kind] = count
+        elif count == most[kind]:
             best.append((at, entry))
 
     def first(item: tuple[int, dict]) -> tuple[int, int]:
@@ -211,11 +227,13 @@ def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[dict]:
         slug = entry.get("subject")
         if not slug:
             return 2, -at
-        if any(set(stems) <= said for stems in _slug_stems(slug, None)):
-            return 0, -at
-        return (1 if slug in touched else 3), -at
+        return (0 if slug in named else 1 if slug in touched else 3), -at
 
-    return [entry for _, entry in sorted(best, key=first)[:ALIKE]]
+    out = []
+    for best, limit in ((loops, ALIKE), (known, ALIKE // 2)):
+        ordered = sorted(((first(item), item[1]) for item in best), key=lambda pair: pair[0])
+        out += [(rank < 2, entry) for (rank, _), entry in ordered[:limit]]
+    return out
 
 
 def _body(entry: dict) -> frozenset[str]:
