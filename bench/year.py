@@ -56,6 +56,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import year_reader  # noqa: E402
 import year_world  # noqa: E402
 from common import in_turns, median, tool  # noqa: E402
 from year_model import YearModel  # noqa: E402
@@ -173,6 +174,8 @@ class Run:
         self.prefix = Counter()  # compared, changed
         self.false_merges: list[dict] = []
         self.merged_by = Counter()  # a restatement's fate: which mechanism kept it one entry
+        # follow-up n -> what a careful reader could settle of it (bench/year_reader.py)
+        self.reader = year_reader.settle(year)
 
     def environment(self, home: Path, workspace: Path) -> dict:
         env = {k: v for k, v in os.environ.items()
@@ -306,7 +309,8 @@ class Run:
             "asked": asked is not None,
             "asked_right": asked is not None and target is not None
             and asked in log.chain(target),
-            "vpn": self.year.vpn is not None and s.n == self.year.vpn[1]})
+            "vpn": self.year.vpn is not None and s.n == self.year.vpn[1],
+            "reader": self.reader.get(s.n)})
 
     def check_merge(self, s: year_world.Statement, log: Log, known: str | None) -> None:
         """A statement that is not a follow-up and left no entry of its own, or whose entry
@@ -468,6 +472,15 @@ class Run:
                 "asked": sum(f.get("asked", False) for f in rows) / n if n else None,
                 "asked_right": sum(f.get("asked_right", False) for f in rows) / n
                 if n else None}
+        readers = {}
+        for name in ("unique", "conversation", "ambiguous"):
+            rows = [f for f in self.follow_ups if f.get("reader") == name]
+            n = len(rows)
+            readers[name] = {"follow_ups": n, **{
+                k: sum(f["outcome"] == k for f in rows) / n if n else None
+                for k in ("right", "wrong")},
+                "asked": sum(f.get("asked", False) for f in rows) / n if n else None,
+                "target_shown": sum(f["target_shown"] for f in rows) / n if n else None}
         last = self.checkpoints[self.days]
         restated = last["restated"]
         flags_real = sum(self.real(p) for p in self.flags)
@@ -478,7 +491,7 @@ class Run:
                 "conversations": sum(n["conversations"] for n in self.nights),
                 "subjects": len({s.subject for s in self.year.statements
                                  if s.subject and s.day <= self.days}),
-                "follow_ups": table,
+                "follow_ups": table, "follow_ups_by_reader": readers,
                 "prefix_changed": (self.prefix["changed"] / self.prefix["compared"]
                                    if self.prefix["compared"] else None),
                 "restatements": {"preferences": restated,
@@ -541,6 +554,19 @@ def show(report: dict) -> None:
               f"{cells[2]:>13} {cells[3]:>11} {cells[4] + ' (' + cells[5] + ')':>15}")
     print("  asked: kept apart for the person to confirm (`zettelclaw review`), of all; "
           "(right): naming the right entry")
+    readers = report.get("follow_ups_by_reader") or {}
+    if readers:
+        print("  by what a careful reader could settle from the words and the conversation "
+              "(bench/year_reader.py), every lag:")
+        print(f"  {'reader':<12} {'n':>5} {'target shown':>13} {'closed right':>13} "
+              f"{'closed wrong':>13} {'asked':>11}")
+        for name, row in readers.items():
+            cells = [pct(row.get(k) or 0, 1) if row["follow_ups"] else "-"
+                     for k in ("target_shown", "right", "wrong", "asked")]
+            print(f"  {name:<12} {row['follow_ups']:>5} {cells[0]:>13} {cells[1]:>13} "
+                  f"{cells[2]:>13} {cells[3]:>11}")
+        print("  unique: one open entry could be meant; conversation: several, one of a subject "
+              "the conversation names; ambiguous: no reader can tell")
     last = points[days]
     print(f"  day {days}: {last['open_tasks']:,} open tasks ({last['open_tasks_said_done']:,} "
           f"of them said done), {last['open_questions']:,} open questions "

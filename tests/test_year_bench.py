@@ -14,6 +14,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import year_model  # noqa: E402
+import year_reader  # noqa: E402
 import year_world  # noqa: E402
 
 
@@ -73,6 +74,14 @@ def test_the_worlds_differ_in_how_people_talk():
 
     assert share(other, few_words(other)) > 0.4 and share(named, few_words(named)) < 0.05
     assert sum("nightly cron job" in s.text for s in other.statements) > 20
+
+
+def test_a_careful_reader_settles_every_follow_up_of_the_named_world_and_not_of_the_quiet_one():
+    # (settle raises when a follow-up cannot be read as about its own target)
+    named = year_reader.settle(year_world.build(7, "named"))
+    assert set(named.values()) == {"unique"}
+    quiet = Counter(year_reader.settle(year_world.build(7, "quiet")).values())
+    assert quiet["ambiguous"] > 0 and quiet["conversation"] > 0 and quiet["unique"] > 0
 
 
 def test_the_fake_model_ties_to_the_older_entry_shown():
@@ -181,6 +190,10 @@ def test_a_few_simulated_days_print_every_table_with_sane_figures(tmp_path):
     assert table["follow_ups"] > 0
     assert table["right"] + table["wrong"] + table["not_linked"] == 1
     assert table["asked_right"] <= table["asked"] <= table["not_linked"]
+    readers = report["follow_ups_by_reader"]
+    assert sum(r["follow_ups"] for r in readers.values()) \
+        == sum(r["follow_ups"] for r in report["follow_ups"].values())
+    assert "what a careful reader could settle" in printed
     points = report["checkpoints"]
     assert sorted(points) == ["1", "2"]
     for point in points.values():
