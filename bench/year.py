@@ -9,7 +9,10 @@ runs ``sweep -j 1``, ``brief`` and ``vault build`` as subprocesses against the r
 of ``bench/year_model.py`` (a real HTTP server on 127.0.0.1). Then it prints:
 
 * follow-ups (a task said done, a question answered, a fact corrected) by days since the
-  statement they follow: target shown to the model, closed the right entry, a wrong one;
+  statement they follow: target shown to the model, closed the right entry, a wrong one,
+  kept apart for the person to confirm (``may_replace``); then by what a careful reader
+  could settle of each from its words and its conversation (``bench/year_reader.py``: one
+  entry could be meant, the conversation's subject picks it or another, no one can tell);
 * input tokens per extraction request (characters / 4) by part on days 1, 30, 90, 180, 365
   and the last day run; how often the cacheable prefix changed within a night;
 * restated preferences: current entries each, false and missed merges, and what kept each
@@ -473,7 +476,7 @@ class Run:
                 "asked_right": sum(f.get("asked_right", False) for f in rows) / n
                 if n else None}
         readers = {}
-        for name in ("unique", "conversation", "ambiguous"):
+        for name in ("unique", "conversation", "misled", "ambiguous"):
             rows = [f for f in self.follow_ups if f.get("reader") == name]
             n = len(rows)
             readers[name] = {"follow_ups": n, **{
@@ -505,7 +508,7 @@ class Run:
                 "flags": {"pairs": len(self.flags), "real": flags_real},
                 "vpn": vpn,
                 "checkpoints": self.checkpoints, "nights": self.nights,
-                "misses": self.misses}
+                "misses": self.misses, "follow_up_rows": self.follow_ups}
 
     def vpn(self) -> dict:
         if self.year.vpn is None:
@@ -566,7 +569,8 @@ def show(report: dict) -> None:
             print(f"  {name:<12} {row['follow_ups']:>5} {cells[0]:>13} {cells[1]:>13} "
                   f"{cells[2]:>13} {cells[3]:>11}")
         print("  unique: one open entry could be meant; conversation: several, one of a subject "
-              "the conversation names; ambiguous: no reader can tell")
+              "the conversation names, the target;\n  misled: the same, another than the target "
+              "(said in a conversation about something else); ambiguous: no reader can tell")
     last = points[days]
     print(f"  day {days}: {last['open_tasks']:,} open tasks ({last['open_tasks_said_done']:,} "
           f"of them said done), {last['open_questions']:,} open questions "

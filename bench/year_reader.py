@@ -10,7 +10,10 @@ paraphrased or not), could have been said in these very words. Then:
 
 * ``unique``: one statement could be meant;
 * ``conversation``: several, and of them exactly one is filed under a subject the
-  conversation names (in any of its sentences);
+  conversation names (in any of its sentences): the target;
+* ``misled``: the same, but that one is another than the target (the follow-up was said
+  in a conversation about something else that has a look-alike of its own): a reader
+  taking the conversation's word is wrong;
 * ``ambiguous``: several, and the conversation does not single one out: no reader can
   tell, a memory can only ask.
 
@@ -88,7 +91,8 @@ def _texts(kind: str, key: str, value: str, display: str | None) -> set[str]:
 
 
 def settle(year: Year) -> dict[int, str]:
-    """Follow-up statement n -> ``unique``, ``conversation`` or ``ambiguous`` (see above)."""
+    """Follow-up statement n -> ``unique``, ``conversation``, ``misled`` or ``ambiguous``
+    (see above)."""
     by_n = {s.n: s for s in year.statements}
     closed_at: dict[int, int] = {}  # target n -> the n of the first follow-up of it
     for s in year.statements:
@@ -127,7 +131,8 @@ def settle(year: Year) -> dict[int, str]:
             continue
         talked = sessions.get(s.session, set())
         filed = [o for o in could if _says(o) in talked]
-        out[s.n] = "conversation" if len(filed) == 1 else "ambiguous"
+        out[s.n] = ("ambiguous" if len(filed) != 1 else
+                    "conversation" if filed[0] is target else "misled")
     return out
 
 

@@ -81,7 +81,7 @@ def test_a_careful_reader_settles_every_follow_up_of_the_named_world_and_not_of_
     named = year_reader.settle(year_world.build(7, "named"))
     assert set(named.values()) == {"unique"}
     quiet = Counter(year_reader.settle(year_world.build(7, "quiet")).values())
-    assert quiet["ambiguous"] > 0 and quiet["conversation"] > 0 and quiet["unique"] > 0
+    assert all(quiet[name] > 0 for name in ("unique", "conversation", "misled", "ambiguous"))
 
 
 def test_the_fake_model_ties_to_the_older_entry_shown():
