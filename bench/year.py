@@ -301,7 +301,7 @@ class Run:
             outcome = "wrong"
         if len(self.misses) < 400 and (outcome != "right" or target not in shown):
             said = self.year.statements[s.target]
-            self.misses.append({"outcome": outcome, "shown": target in shown,
+            self.misses.append({"n": s.n, "outcome": outcome, "shown": target in shown,
                                 "lag": s.day - said.day, "text": s.text, "target": said.text,
                                 "linked": log.by_id.get(linked, {}).get("content")
                                 if linked else None})
