@@ -198,3 +198,33 @@ def test_a_corrected_line_pasted_again_after_its_correction_stays_corrected(cli,
     assert [e["content"] for e in listed] == ["The VPN listens on port 443"]
     assert search(zc, "8443") == []
     assert search(zc, "vpn port") == ["The VPN listens on port 443"]
+
+
+def test_a_subject_edited_into_a_list_does_not_stop_extraction(cli, home, fake_anthropic,
+                                                                log_dir):
+    """Someone typed ``"subject": ["atlas", "orion"]``: the next conversation is extracted
+    (the entry counts as filed under no subject) and the hand-edited line stays as it was."""
+    from datetime import datetime, timezone
+
+    from zettelclaw.entries import make_entry
+
+    task = make_entry("task", "We need to update the login page.", "s0", status="open",
+                      timestamp="2026-11-01T10:00:00Z")
+    task["subject"] = ["atlas", "orion"]
+    fact = make_entry("fact", "The login page holds 3 forms.", "s0",
+                      timestamp="2026-11-01T10:00:00Z")
+    fact["subject"] = ["atlas"]
+    log = write_log(log_dir, [task, fact])
+    edited = log.read_text().splitlines()
+    sid = "4b1d7c2e-8f3a-4e6b-9d0c-1a2b3c4d5e6f"
+    home.jsonl_session("main", sid, [("user", "Updating the login page is done."),
+                                     ("assistant", "Noted.")],
+                       key="agent:main:main", start=datetime(2026, 11, 20, 9, tzinfo=timezone.utc))
+    fake_anthropic.entries({"type": "task", "content": "Updating the login page is done.",
+                            "status": "done", "replaces": task["id"]},
+                           {"type": "handoff", "content": "login page"})
+    result = cli("extract", "--session-id", sid)
+    assert result.exit_code == 0, result.stderr
+    lines = log.read_text().splitlines()
+    assert lines[:2] == edited
+    assert '"replaces":"' + task["id"] in lines[2].replace(" ", "")

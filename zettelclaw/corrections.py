@@ -63,11 +63,20 @@ def normalise(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(_TRAILING)
 
 
+def filed_under(entry: dict) -> str | None:
+    """The subject ``entry`` is filed under, or None: a hand-edited one that is not a slug's
+    text (a list, a number) files it under none rather than stopping the run."""
+    subject = entry.get("subject")
+    return subject if isinstance(subject, str) and subject else None
+
+
 def dedup_key(entry: dict) -> tuple | None:
     if entry.get("type") == "handoff" or not isinstance(entry.get("content"), str):
         return None
     status = entry.get("status") if entry.get("type") == "task" else None
-    return (entry["type"], entry.get("subject") or "", status, normalise(entry["content"]))
+    if not isinstance(status, str | None):
+        status = None
+    return (entry["type"], filed_under(entry) or "", status, normalise(entry["content"]))
 
 
 # what may replace an entry of each type
@@ -146,7 +155,7 @@ def shown_alikes(target: dict, content: str, subject: str | None, shown, resolut
     kind, status = target.get("type"), target.get("status")
 
     def shared(entry: dict) -> int:
-        slugs = (subject, entry.get("subject"))
+        slugs = (subject, filed_under(entry))
         return len(body_words(content, slugs) & body_words(str(entry.get("content") or ""), slugs))
 
     out = [(target, shared(target))]
@@ -181,7 +190,7 @@ def judge_link(target: dict, content: str, subject: str | None, shown, touched,
       sharing the most. Else unsure: a guess among look-alikes, asked."""
     alikes = shown_alikes(target, content, subject, shown, resolution)
     if subject:
-        fitting = [(e, n) for e, n in alikes if e.get("subject") in (None, "", subject)]
+        fitting = [(e, n) for e, n in alikes if filed_under(e) in (None, subject)]
         if not fitting:
             return None, f"it is about {target.get('subject')}, the new entry about {subject}"
     else:
@@ -192,7 +201,7 @@ def judge_link(target: dict, content: str, subject: str | None, shown, touched,
         return None, (f"{best[0]['id']}{' and others' if len(best) > 1 else ''}, also shown, "
                       "name what it says more closely")
     where = {subject} if subject else set(touched or ())
-    known = [e for e in best if e.get("subject") and e.get("subject") in where]
+    known = [e for e in best if filed_under(e) in where]
     if len(known) == 1:
         return known[0], "sure"
     if not known and len(best) == 1:
@@ -252,7 +261,7 @@ class Current:
 
     def _index(self, entry: dict) -> None:
         if entry.get("type") in RESTATED and isinstance(entry.get("content"), str):
-            self.facts.setdefault((entry["type"], entry.get("subject") or ""), []).append(entry)
+            self.facts.setdefault((entry["type"], filed_under(entry) or ""), []).append(entry)
 
     def restated(self, entry: dict) -> tuple[dict, str] | None:
         """The current entry that ``entry`` (a new one, no correction) restates in other
@@ -263,7 +272,7 @@ class Current:
         from .restatements import restates, similarity
 
         best, best_score = None, -1.0
-        for old in reversed(self.facts.get((entry["type"], entry.get("subject") or ""), [])):
+        for old in reversed(self.facts.get((entry["type"], filed_under(entry) or ""), [])):
             if self.resolution.is_replaced(old["id"]):
                 continue
             how = restates(old["content"], entry["content"])

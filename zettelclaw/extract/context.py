@@ -143,13 +143,15 @@ def _open(entry: dict) -> bool:
 def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_entries,
              messages: list[str]) -> list[dict]:
     """The entries shown, in the log's order (see the module's docstring)."""
+    from ..corrections import filed_under
+
     # (the ranker's copies carry a score, which no line shows: see _line)
     ranked = rank_entries(transcript, candidates, RANKED) if candidates else []
     reachable = [e for e in candidates if _open(e) or e.get("type") in ("fact", "decision")]
     standing = [e for e in reachable if not e.get("subject") and not _open(e)
                 and not e.get("may_replace")]  # (one kept apart for review is no standing fact)
     unbound = rank_entries(transcript, standing, UNBOUND) if standing else []
-    about = [e for e in reversed(reachable) if e.get("subject") in touched]
+    about = [e for e in reversed(reachable) if filed_under(e) in touched]
     loops = [e for e in about if _open(e)]
     known = [e for e in about if not _open(e)]
     own = loops + known
@@ -201,10 +203,10 @@ def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[tuple[b
     (:func:`zettelclaw.corrections.judge_link`). Each with whether its subject is named (by
     the message or the conversation): those come before any other's, every message's, as
     the one their subject picks is linked, the others' asked about."""
-    from ..corrections import body_words, naming_words
+    from ..corrections import body_words, filed_under, naming_words
 
     words = naming_words(text)
-    named = {slug for slug in {e.get("subject") for e in reachable} if slug
+    named = {slug for slug in {filed_under(e) for e in reachable} if slug
              and any(set(stems) <= words for stems in _slug_stems(slug, None))}
     said = body_words(text, tuple(sorted(named)))
     if len(said) < ALIKE_LEAST:
@@ -224,7 +226,7 @@ def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[tuple[b
 
     def first(item: tuple[int, dict]) -> tuple[int, int]:
         at, entry = item
-        slug = entry.get("subject")
+        slug = filed_under(entry)
         if not slug:
             return 2, -at
         return (0 if slug in named else 1 if slug in touched else 3), -at
@@ -238,9 +240,9 @@ def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[tuple[b
 
 def _body(entry: dict) -> frozenset[str]:
     """An entry's naming words without its subject's (see :func:`_alikes`)."""
-    from ..corrections import body_words
+    from ..corrections import body_words, filed_under
 
-    return body_words(str(entry.get("content") or ""), (entry.get("subject"),))
+    return body_words(str(entry.get("content") or ""), (filed_under(entry),))
 
 
 def _subjects(records: list, touched: set[str], entries: list[dict], stamp: str | None) -> str:

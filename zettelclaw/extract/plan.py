@@ -105,6 +105,10 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
     log_entries, theirs = [], set()
     for e in Log(warn=False).entries(records=True):
         if paths.entry_agent(e, default) == agent:
+            if "subject" in e and not isinstance(e["subject"], str | None):
+                # a subject written by hand may be any JSON (a list): extraction files the
+                # entry under none rather than stopping (the log itself is not touched)
+                e = {k: v for k, v in e.items() if k != "subject"}
             log_entries.append(e)
         elif isinstance(e.get("subject"), str):
             theirs.add(e["subject"])
