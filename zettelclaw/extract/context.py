@@ -159,7 +159,8 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     for text in messages:
         per_message.append(rank_entries(text, reachable, MATCHED) if reachable else [])
         per_message.append(rank_entries(text, own, MATCHED) if own else [])
-    alike = [_alikes(text, reachable, touched) for text in messages]
+    filed = frozenset(filter(None, map(filed_under, reachable)))  # once, not per message
+    alike = [_alikes(text, reachable, filed, touched) for text in messages]
     near = [[e for named, e in group if named] for group in alike]
     far = [[e for named, e in group if not named] for group in alike]
     matched = [*(found[0] for found in per_message if found),
@@ -186,7 +187,8 @@ def _entries(transcript: str, candidates: list[dict], touched: set[str], rank_en
     return sorted(picked.values(), key=lambda e: order.get(e["id"], -1))
 
 
-def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[tuple[bool, dict]]:
+def _alikes(text: str, reachable: list[dict], filed: frozenset[str], touched: set[str],
+            ) -> list[tuple[bool, dict]]:
     """The entries of ``reachable`` that say as much of what ``text`` (one message) names as
     any does: the most naming words shared (at least ALIKE_LEAST), the names of subjects
     left out (the message's and each entry's own: they say where a thing is filed, not
@@ -200,14 +202,15 @@ def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[tuple[b
     message names, then of one the conversation names, then those filed under none (they
     may be of any), then the rest; newest first in each. More left: the words cannot tell
     them apart, and a link among them is asked about anyway
-    (:func:`zettelclaw.corrections.judge_link`). Each with whether its subject is named (by
-    the message or the conversation): those come before any other's, every message's, as
-    the one their subject picks is linked, the others' asked about."""
+    (:func:`zettelclaw.corrections.judge_link`). ``filed``: the subjects of ``reachable``.
+    Each with whether its subject is named (by the message or the conversation): those
+    come before any other's, every message's, as the one their subject picks is linked, the
+    others' asked about."""
     from ..corrections import body_words, filed_under, naming_words
 
     words = naming_words(text)
-    named = {slug for slug in {filed_under(e) for e in reachable} if slug
-             and any(set(stems) <= words for stems in _slug_stems(slug, None))}
+    named = {slug for slug in filed
+             if any(set(stems) <= words for stems in _slug_stems(slug, None))}
     said = body_words(text, tuple(sorted(named)))
     if len(said) < ALIKE_LEAST:
         return []
@@ -227,7 +230,7 @@ def _alikes(text: str, reachable: list[dict], touched: set[str]) -> list[tuple[b
     def first(item: tuple[int, dict]) -> tuple[int, int]:
         at, entry = item
         slug = filed_under(entry)
-        if not slug:
+        if slug is None:
             return 2, -at
         return (0 if slug in named else 1 if slug in touched else 3), -at
 
