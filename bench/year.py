@@ -108,6 +108,14 @@ def sections(lines: list[str]) -> dict[str, list[str]]:
     return out
 
 
+def asked_of(entry: dict) -> tuple[str, ...]:
+    """What a link kept for review may close: ``may_replace``, one id or a list of them."""
+    value = entry.get("may_replace")
+    if isinstance(value, str):
+        return (value,)
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
 @dataclass
 class Log:
     """log.jsonl as read after a night."""
@@ -290,7 +298,7 @@ class Run:
         target = self.entry_of.get(s.target)
         mine = self.entry_of.get(s.n)
         linked = log.by_id[mine].get("replaces") if mine else None
-        asked = log.by_id[mine].get("may_replace") if mine else None
+        asked = asked_of(log.by_id[mine]) if mine else ()
         if mine is None:
             outcome = "lost"
         elif linked is None:
@@ -309,9 +317,9 @@ class Run:
             "n": s.n, "kind": s.kind, "day": s.day,
             "lag": s.day - self.year.statements[s.target].day, "outcome": outcome,
             "target_in_log": target is not None, "target_shown": target in shown,
-            "asked": asked is not None,
-            "asked_right": asked is not None and target is not None
-            and asked in log.chain(target),
+            "asked": bool(asked),
+            # the right entry among those the person is asked about
+            "asked_right": target is not None and any(a in log.chain(target) for a in asked),
             "vpn": self.year.vpn is not None and s.n == self.year.vpn[1],
             "reader": self.reader.get(s.n)})
 
@@ -556,7 +564,7 @@ def show(report: dict) -> None:
         print(f"  {name + ' days':<12} {row['follow_ups']:>5} {cells[0]:>13} {cells[1]:>13} "
               f"{cells[2]:>13} {cells[3]:>11} {cells[4] + ' (' + cells[5] + ')':>15}")
     print("  asked: kept apart for the person to confirm (`zettelclaw review`), of all; "
-          "(right): naming the right entry")
+          "(right): the right entry among those it may close")
     readers = report.get("follow_ups_by_reader") or {}
     if readers:
         print("  by what a careful reader could settle from the words and the conversation "

@@ -407,4 +407,6 @@ def test_a_done_said_this_week_among_other_projects_look_alikes_reaches_its_task
     assert target["id"] in open_ids  # not closed on a guess
     listed = cli("review")
     assert "1 link to confirm" in listed.stderr
-    assert f"if so: zettelclaw review close {target['id']}" in listed.stderr
+    asked = listed.stderr.split("Updating the login page is done.")[1]
+    assert "may close one of these (if so: zettelclaw review close ID" in asked
+    assert target["id"] in asked and all(e["id"] in asked for e in alike)

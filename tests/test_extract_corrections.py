@@ -96,6 +96,7 @@ def test_a_done_that_names_a_different_thing_does_not_close_the_look_alike_task(
                                       shown={look_alike["id"]},
                                       timestamp="2026-01-12T10:00:00Z", resolution=resolution)
     assert "replaces" not in made[0] and made[0]["status"] == "done"  # kept, as a new entry
+    assert made[0]["may_replace"] == [target["id"], look_alike["id"]]  # asked: both, in order
     assert any(f"dropped replaces={look_alike['id']}: {target['id']}, not shown to the model, "
                "names what it says more closely" in w for w in warnings)
 
@@ -126,8 +127,9 @@ def test_a_done_naming_one_of_two_look_alikes_shown_is_kept_apart_for_review():
     made, warnings, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
                                       shown={named["id"], closer["id"]},
                                       timestamp="2026-01-12T10:00:00Z", resolution=resolution)
-    assert "replaces" not in made[0] and made[0]["may_replace"] == named["id"]
-    assert any(f"{closer['id']}, also shown, name what it says more closely" in w
+    # the person is asked about both: the one that says it better first, then the one named
+    assert "replaces" not in made[0] and made[0]["may_replace"] == [closer["id"], named["id"]]
+    assert any(f"{closer['id']} name what it says more closely" in w
                and "zettelclaw review" in w for w in warnings)
 
 
@@ -166,9 +168,11 @@ def test_the_same_words_kept_apart_from_two_different_tasks_are_both_asked_about
         made += build_entries(items, "s2", known_ids=set(resolution.by_id),
                               shown={e["id"] for e in (a1, a2, b1, b2)},
                               timestamp="2026-01-12T10:00:00Z", resolution=resolution)[0]
-    assert [m["may_replace"] for m in made] == [a1["id"], b1["id"]]
+    # each asked about all four, the one the model named first
+    assert [m["may_replace"][0] for m in made] == [a1["id"], b1["id"]]
+    assert all(set(m["may_replace"]) == {a1["id"], a2["id"], b1["id"], b2["id"]} for m in made)
     kept, dropped = Current(resolution).take(made)
-    assert dropped == 0 and [k["may_replace"] for k in kept] == [a1["id"], b1["id"]]
+    assert dropped == 0 and [k["may_replace"][0] for k in kept] == [a1["id"], b1["id"]]
 
 
 def _link(resolution, content, target, shown, subject=None, touched=()):
@@ -205,8 +209,8 @@ def test_a_done_said_elsewhere_between_two_projects_look_alikes_is_asked_about()
     resolution = _log(atlas, orion)
     made, warnings = _link(resolution, "Updating the login page is done.", atlas,
                            (atlas, orion), touched={"kestrel"})
-    assert "replaces" not in made and made["may_replace"] == atlas["id"]
-    assert any("1 other task shown say it as well" in w for w in warnings)
+    assert "replaces" not in made and made["may_replace"] == [atlas["id"], orion["id"]]
+    assert any("1 other task in memory says it as well" in w for w in warnings)
     # said in a conversation about Orion: Orion's, not the one filed under no project
     made, _ = _link(resolution, "Updating the login page is done.", atlas, (atlas, orion),
                     touched={"orion"})
@@ -222,3 +226,26 @@ def test_a_project_named_like_the_work_does_not_hide_what_the_done_says():
     made, warnings = _link(resolution, "Migrating the webhook handlers for Lumen Migration is "
                            "done.", migrate, (migrate, review), subject="lumen-migration")
     assert made["replaces"] == migrate["id"] and "may_replace" not in made
+
+
+def test_a_done_naming_the_one_task_shown_is_asked_about_when_memory_holds_its_twin():
+    # the model was shown one "update the login page" (the conversation's words found it) and
+    # closed it; memory holds another project's, said the same way, that nothing rules out:
+    # what was shown does not make a guess sure
+    shown, twin = _tasks("We need to update the login page for Orion.",
+                         "We need to update the login page for Atlas.")
+    shown["subject"], twin["subject"] = "orion", "atlas"
+    resolution = _log(shown, twin)
+    items = [{"type": "task", "status": "done", "replaces": shown["id"],
+              "content": "Updating the login page is done."}]
+    made, warnings, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                                      shown={shown["id"]}, pool={shown["id"], twin["id"]},
+                                      timestamp="2026-01-12T10:00:00Z", resolution=resolution)
+    assert "replaces" not in made[0] and made[0]["may_replace"] == [shown["id"], twin["id"]]
+    assert any("1 other task in memory says it as well" in w for w in warnings)
+    # the conversation names Orion: the one it names is closed
+    made, _, _ = build_entries(items, "s2", known_ids=set(resolution.by_id),
+                               shown={shown["id"]}, pool={shown["id"], twin["id"]},
+                               touched={"orion"}, timestamp="2026-01-12T10:00:00Z",
+                               resolution=resolution)
+    assert made[0]["replaces"] == shown["id"]

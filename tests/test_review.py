@@ -158,8 +158,8 @@ def test_the_agents_tool_closes_in_its_own_memory_with_the_same_command(cli, loo
 def test_a_look_alike_close_is_shown_for_review(cli, home, fake_anthropic, log_dir):
     """The model closes the older of two tasks that say the same of different projects; the
     conversation names neither: nothing is closed, the briefing counts the link to confirm,
-    review shows it with the one command that makes it, and that command is undone by one
-    more."""
+    review shows it with both tasks it may close and the one command that makes it; once
+    one is closed it is not asked again, and that close is undone by one more command."""
     from datetime import datetime, timedelta, timezone
 
     from tests.conftest import write_log
@@ -192,9 +192,13 @@ def test_a_look_alike_close_is_shown_for_review(cli, home, fake_anthropic, log_d
     assert listed.exit_code == 0, listed.stderr
     assert "1 link to confirm" in listed.stderr
     assert "That cron job thing is done now." in listed.stderr
-    assert f"if so: zettelclaw review close {older['id']}" in listed.stderr
-    (row,) = [r for r in cli.lines("review", "--json") if r["id"] == older["id"]]
-    assert [c["content"] for c in row["may_be_closed_by"]] == ["That cron job thing is done now."]
+    asked = listed.stderr.split("That cron job thing is done now.")[1]
+    assert "may close one of these (if so: zettelclaw review close ID" in asked
+    assert asked.index(older["id"]) < asked.index(newer["id"])  # the model's pick first
+    rows = {r["id"]: r for r in cli.lines("review", "--json")}
+    for task in (older, newer):
+        assert [c["content"] for c in rows[task["id"]]["may_be_closed_by"]] \
+            == ["That cron job thing is done now."]
 
     brief = cli("brief", "--no-llm", "--print")
     assert "1 link to confirm" in brief.stdout and "`zettelclaw review`" in brief.stdout
@@ -206,3 +210,26 @@ def test_a_look_alike_close_is_shown_for_review(cli, home, fake_anthropic, log_d
     undo = closed.stderr.split("undo: ")[1].split()
     assert cli(*undo[1:], "--yes").exit_code == 0
     assert "1 link to confirm" in cli("review").stderr  # open again, the link asked again
+
+
+def test_a_look_alike_closed_by_a_later_conversation_leaves_the_other_asked_about(cli,
+                                                                                  log_dir):
+    """A done kept apart between two look-alike tasks; a later conversation closes one of
+    them: the link is still asked about, naming the other alone. Once the person forgets
+    the kept-apart done, nothing is asked."""
+    nightly = entry("nightlyCron1", "task", "Renew the nightly cron job", 20, "atlas")
+    staging = entry("stagingCron1", "task", "Renew the staging cron job", 10, "orion")
+    done = entry("cronJobDone1", "task", "That cron job thing is done now.", 5,
+                 status="done", may_replace=[nightly["id"], staging["id"]])
+    later = entry("nightlyDone1", "task", "Renewing the nightly cron job is done.", 2, "atlas",
+                  status="done", replaces=nightly["id"])
+    write_log(log_dir, [nightly, staging, done, later])
+    listed = cli("review").stderr
+    assert "1 link to confirm" in listed
+    asked = listed.split("That cron job thing is done now.")[1]
+    assert f"may close {staging['id']}" in asked and nightly["id"] not in asked
+    assert "if so: zettelclaw review close stagingCron1" in asked
+    assert "1 link to confirm" in cli("brief", "--no-llm", "--print").stdout
+    assert cli("forget", done["id"], "--yes").exit_code == 0
+    assert "link to confirm" not in cli("review").stderr
+    assert "link to confirm" not in cli("brief", "--no-llm", "--print").stdout

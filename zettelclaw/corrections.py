@@ -70,6 +70,18 @@ def filed_under(entry: dict) -> str | None:
     return subject if isinstance(subject, str) and subject else None
 
 
+def asked_of(entry: dict) -> tuple[str, ...]:
+    """The ids a link kept for review may close (``may_replace``: one id, or several when
+    the model's pick had look-alikes the evidence could not tell from it), the likeliest
+    first; () for none. A hand-edited value of another kind names none."""
+    value = entry.get("may_replace")
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if isinstance(value, list):
+        return tuple(dict.fromkeys(v for v in value if isinstance(v, str) and v))
+    return ()
+
+
 def dedup_key(entry: dict) -> tuple | None:
     if entry.get("type") == "handoff" or not isinstance(entry.get("content"), str):
         return None
@@ -143,15 +155,17 @@ def body_words(text: str, slugs: tuple) -> frozenset[str]:
     return frozenset(said)
 
 
-def shown_alikes(target: dict, content: str, subject: str | None, shown, resolution
-                 ) -> list[tuple[dict, int]]:
-    """``target`` and the entries shown to the model (ids ``shown``) that may be what
-    ``content`` (of ``subject``, None: none given) is about: of ``target``'s type (a task of
-    its status), current, sharing a naming word with it beyond the subjects' names; each
-    with how many such words it shares (the subject's words left out on both sides: they
-    say where a thing is filed, not which thing it is). More than one sharing the most: the
-    model's pick among them was a guess ("That cron job thing is done" shares as much with
-    "Renew the nightly cron job" as with "Renew the staging cron job")."""
+def alikes(target: dict, content: str, subject: str | None, pool, resolution
+           ) -> list[tuple[dict, int]]:
+    """``target`` and the entries of ``pool`` (ids: those the model could have been shown,
+    the memory as it stood) that may be what ``content`` (of ``subject``, None: none given)
+    is about: of ``target``'s type (a task of its status), current, sharing a naming word
+    with it beyond the subjects' names; each with how many such words it shares (the
+    subject's words left out on both sides: they say where a thing is filed, not which
+    thing it is), in the log's order. More than one sharing the most: the model's pick
+    among them was a guess ("That cron job thing is done" shares as much with "Renew the
+    nightly cron job" as with "Renew the staging cron job"), whether it was shown both or
+    one of them alone."""
     kind, status = target.get("type"), target.get("status")
 
     def shared(entry: dict) -> int:
@@ -159,24 +173,29 @@ def shown_alikes(target: dict, content: str, subject: str | None, shown, resolut
         return len(body_words(content, slugs) & body_words(str(entry.get("content") or ""), slugs))
 
     out = [(target, shared(target))]
-    for entry_id in shown:
-        entry = resolution.by_id.get(entry_id)
-        if entry is None or entry is target or entry.get("type") != kind \
+    words = naming_words(content)
+    for entry in resolution.entries:
+        if entry.get("type") != kind or entry is target or entry["id"] not in pool \
                 or (kind == "task" and entry.get("status") != status) \
-                or resolution.is_replaced(entry_id) or not isinstance(entry.get("content"), str):
+                or not isinstance(entry.get("content"), str) \
+                or not words & naming_words(entry["content"]) \
+                or resolution.is_replaced(entry["id"]):
             continue
         if (count := shared(entry)) > 0:
             out.append((entry, count))
     return out
 
 
-def judge_link(target: dict, content: str, subject: str | None, shown, touched,
-               resolution) -> tuple[dict | None, str]:
+def judge_link(target: dict, content: str, subject: str | None, pool, touched,
+               resolution) -> tuple[dict | None, str, list[dict]]:
     """What the evidence says of a ``replaces`` naming ``target`` for a new entry saying
-    ``content`` of ``subject`` (None: it gave none), the model shown ``shown`` (ids) for a
-    conversation naming the subjects ``touched``: ``(entry, why)``, the entry to link (the
-    target or the one look-alike the evidence picks) or None when it is not sure (``why``
-    says why). The evidence, from the look-alikes shown (:func:`shown_alikes`):
+    ``content`` of ``subject`` (None: it gave none), in a conversation naming the subjects
+    ``touched``, the memory as it stood holding ``pool`` (ids): ``(entry, why, asked)``,
+    the entry to link (the target or the one look-alike the evidence picks) or None when it
+    is not sure (``why`` says why, ``asked`` lists what it may close, the likeliest first:
+    those naming it most closely, the target first among equals, at most ASKED). The
+    evidence, from the look-alikes in memory (:func:`alikes`), shown to the model or not: a
+    pick that looked alone among what was shown is still a guess when memory holds its twin:
 
     * the subject: a new entry of a subject links only an entry of that subject or of none
       (one of another subject is ruled out); one of no subject, an entry of a subject the
@@ -188,27 +207,43 @@ def judge_link(target: dict, content: str, subject: str | None, shown, touched,
       under the new entry's subject (else one the conversation names) beats those filed
       under none, which could be of any. Sure: one such; or none such and a single one
       sharing the most. Else unsure: a guess among look-alikes, asked."""
-    alikes = shown_alikes(target, content, subject, shown, resolution)
+    found = alikes(target, content, subject, pool, resolution)
     if subject:
-        fitting = [(e, n) for e, n in alikes if filed_under(e) in (None, subject)]
+        fitting = [(e, n) for e, n in found if filed_under(e) in (None, subject)]
         if not fitting:
-            return None, f"it is about {target.get('subject')}, the new entry about {subject}"
+            return None, f"it is about {target.get('subject')}, the new entry about {subject}", \
+                [target]
     else:
-        fitting = alikes
+        fitting = found
     most = max(n for _, n in fitting)
     best = [e for e, n in fitting if n == most]
-    if any(e is target for e, _ in fitting) and alikes[0][1] < most:
-        return None, (f"{best[0]['id']}{' and others' if len(best) > 1 else ''}, also shown, "
-                      "name what it says more closely")
+    if any(e is target for e, _ in fitting) and found[0][1] < most:
+        return None, (f"{best[0]['id']}{' and others' if len(best) > 1 else ''} "
+                      "name what it says more closely"), _asked(best, [target])
     where = {subject} if subject else set(touched or ())
     known = [e for e in best if filed_under(e) in where]
     if len(known) == 1:
-        return known[0], "sure"
+        return known[0], "sure", []
     if not known and len(best) == 1:
-        return best[0], "sure"
+        return best[0], "sure", []
     others = len(known or best) - 1
-    return None, (f"{others} other {target.get('type')}{'s' if others > 1 else ''} shown "
-                  "say it as well")
+    return None, (f"{others} other {target.get('type')}{'s' if others > 1 else ''} in "
+                  f"memory {'say' if others > 1 else 'says'} it as well"), \
+        _asked([target], known or best)
+
+
+ASKED = 6  # at most this many entries a link kept for review may close (may_replace)
+
+
+def _asked(*groups: list[dict]) -> list[dict]:
+    """What a link kept for review may close, the likeliest first: each of ``groups`` in
+    turn, newest first within it, each entry once, at most ASKED."""
+    out: list[dict] = []
+    for group in groups:
+        for entry in sorted(group, key=lambda e: sort_key(e.get("timestamp")), reverse=True):
+            if all(entry is not e for e in out):
+                out.append(entry)
+    return out[:ASKED]
 
 
 def gone_targets(log, targets) -> dict[str, str]:
@@ -322,8 +357,7 @@ class Current:
         found = self.keys.get(key)
         if found is not None and self.resolution.is_replaced(found["id"]):
             return None
-        if found is not None and entry.get("may_replace") \
-                and found.get("may_replace") != entry["may_replace"]:
+        if found is not None and asked_of(entry) and asked_of(found) != asked_of(entry):
             return None  # kept apart from another entry: the person is asked about each
         return found
 

@@ -73,8 +73,9 @@ class Entry(BaseModel):
     status: Literal["open", "done"] | None = None
     replaces: str | None = None
     # the entry the model said this one replaces, not linked: one of several look-alikes, or
-    # of another subject (extraction keeps it apart and asks: `zettelclaw review`)
-    may_replace: str | None = None
+    # of another subject (extraction keeps it apart and asks: `zettelclaw review`); a list
+    # when look-alikes could be meant as well (the likeliest first)
+    may_replace: str | list[str] | None = None
     agent: str | None = None
     person: str | None = None
     origin: Literal["owner", "agent", "untrusted", "system"] | None = None
@@ -90,6 +91,17 @@ class Entry(BaseModel):
     @classmethod
     def _empty_is_none(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("may_replace")
+    @classmethod
+    def _ids(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list):
+            ids = list(dict.fromkeys(v.strip() for v in value if v.strip()))
+            for one in ids:
+                if not ID_RE.match(one):
+                    raise ValueError(f"{one!r} is not a 12-character id")
+            return ids[0] if len(ids) == 1 else ids or None
+        return value
 
     @field_validator("subject")
     @classmethod
@@ -143,7 +155,7 @@ def make_entry(type: str, content: str, session: str, *, detail: str | None = No
                subject: str | None = None, status: str | None = None,
                replaces: str | None = None, timestamp: str | None = None,
                id: str | None = None, agent: str | None = None, person: str | None = None,
-               origin: str | None = None, may_replace: str | None = None) -> dict:
+               origin: str | None = None, may_replace: str | list[str] | None = None) -> dict:
     """Give birth to an entry: id and timestamp come from here, nowhere else; so does the
     redaction of its text, so every way in (extraction, ``write``) stores, compares for
     duplicates and prints the same redacted entry. A ``<private>`` span in it (``write`` by

@@ -19,9 +19,10 @@ counts those on one line instead of listing them.
 
 A link to confirm: an entry extraction kept apart from the one the model said it replaces
 (``may_replace``: one of several look-alikes shown, or an entry of another subject;
-``extract.build_entries``), while both are current. Review lists it with the one command that
-makes the link (`review close` of the loop, or `forget` of the fact it corrects), each undone
-by one more (`review undo`, `forget --undo`).
+``extract.build_entries``), with the look-alikes it may close as well. Review lists it with
+those still current and the one command that makes the link (`review close` of the loop, or
+`forget` of the fact it corrects), each undone by one more (`review undo`, `forget --undo`);
+once the person closed one of them in review or forgot one, it is not asked again.
 """
 
 from __future__ import annotations
@@ -58,6 +59,28 @@ class Plan:
     loops: list[dict] = field(default_factory=list)  # the versions it replaces
     lines: list[dict] = field(default_factory=list)  # the corrections, one per loop
     notes: list[str] = field(default_factory=list)
+
+
+def still_asked(ids, *, by_review: dict[str, dict], replaced, gone) -> list[str]:
+    """Of ``ids``, what a link kept for review may still close (``may_replace``), as each
+    stands now (its current version's id); none once the person answered: forgot one, or
+    closed one in review (``by_review``: replaced id -> the review's line replacing it; a
+    close undone in review opens it again). One closed or corrected by a later conversation
+    (``replaced``) is left out; ``gone``: forgotten or purged."""
+    left = []
+    for entry_id in ids:
+        if gone(entry_id):
+            return []
+        at, last, seen = entry_id, None, {entry_id}
+        while at in by_review and by_review[at]["id"] not in seen:
+            last = by_review[at]
+            at = last["id"]
+            seen.add(at)
+        if last is not None and not _is_open(last):
+            return []  # closed in review: the person answered
+        if not replaced(at):  # (else settled since, by a conversation)
+            left.append(at)
+    return left
 
 
 def _is_open(entry: dict) -> bool:
@@ -115,20 +138,24 @@ class Loops:
                                      self.resolution.position[loop.entry["id"]]))
         return found
 
-    def unsure(self) -> list[tuple[dict, dict]]:
-        """The links to confirm, oldest first: (the entry kept apart, the current version of
-        the one the model said it replaces), both current."""
+    def unsure(self) -> list[tuple[dict, list[dict]]]:
+        """The links to confirm, oldest first: (the entry kept apart, the current versions
+        of the entries it may close that are still open, the model's pick first; see
+        :func:`still_asked`)."""
+        from .corrections import asked_of
+
+        resolution = self.resolution
+        by_review = {e["replaces"]: e for e in resolution.entries
+                     if e.get("session") == SESSION and isinstance(e.get("replaces"), str)}
         found = []
-        for entry in self.resolution.current:
-            target = entry.get("may_replace")
-            if not isinstance(target, str) or target not in self.resolution.by_id \
-                    or self.resolution.gone(entry["id"]) is not None:
+        for entry in resolution.current:
+            ids = [i for i in asked_of(entry) if i in resolution.by_id]
+            if not ids or resolution.gone(entry["id"]) is not None:
                 continue
-            head = self.resolution.latest(target)
-            if head is None or self.resolution.gone(head["id"]) is not None \
-                    or head["type"] == "task" and head.get("status") == "done":
-                continue
-            found.append((entry, head))
+            left = still_asked(ids, by_review=by_review, replaced=resolution.is_replaced,
+                               gone=lambda i: resolution.gone(i) is not None)
+            if left:
+                found.append((entry, [resolution.by_id[i] for i in left]))
         return found
 
     def head(self, entry_id: str) -> dict:

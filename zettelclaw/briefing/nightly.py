@@ -110,22 +110,30 @@ def _read_shown(snapshot, options: Options) -> None:
 
 
 def _unsure(snapshot, options: Options, log_path: Path | None = None) -> int:
-    """The links to confirm (`zettelclaw review`): the briefed agent's current entries whose
-    ``may_replace`` names an entry neither replaced nor gone since. The lines holding the
-    field alone are read (:meth:`~zettelclaw.log.Log.located`'s needle)."""
+    """The links to confirm (`zettelclaw review`, :meth:`zettelclaw.review.Loops.unsure`):
+    the briefed agent's current entries whose ``may_replace`` may still close an entry
+    (:func:`zettelclaw.review.still_asked`). The lines holding the field, or the review's
+    session, alone are read (:meth:`~zettelclaw.log.Log.located`'s needle)."""
+    from ..corrections import asked_of
     from ..log import Log
+    from ..review import SESSION, still_asked
 
     log = Log(log_path, warn=False)
     if not log.exists():
         return 0
     left = snapshot.replaced | snapshot.gone
+    by_review = {entry["replaces"]: entry
+                 for _, entry in log.located(needle=SESSION.encode())
+                 if entry.get("session") == SESSION and isinstance(entry.get("replaces"), str)}
     found = 0
     for _, entry in log.located(needle=b'"may_replace"'):
-        target = entry.get("may_replace")
         if options.agent is not None \
                 and (entry.get("agent") or options.default_agent) != options.agent:
             continue
-        if isinstance(target, str) and entry["id"] not in left and target not in left:
+        ids = asked_of(entry)
+        if ids and entry["id"] not in left and still_asked(
+                ids, by_review=by_review, replaced=snapshot.replaced.__contains__,
+                gone=snapshot.gone.__contains__):
             found += 1
     return found
 

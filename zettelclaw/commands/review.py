@@ -50,9 +50,10 @@ def register(app: typer.Typer) -> None:
         unsure = [] if quiet or type_ or subject else found.unsure()
         if want_json(as_json):
             closers: dict[str, list[dict]] = {}
-            for entry, target in unsure:
-                closers.setdefault(target["id"], []).append(
-                    {"id": entry["id"], "content": entry.get("content")})
+            for entry, targets in unsure:
+                for target in targets:
+                    closers.setdefault(target["id"], []).append(
+                        {"id": entry["id"], "content": entry.get("content")})
             emit_json_lines({**loop.row(), **({"may_be_closed_by": closers[loop.entry["id"]]}
                                               if loop.entry["id"] in closers else {})}
                             for loop in loops)
@@ -316,16 +317,22 @@ def _line_of(entry: dict) -> str:
     return entry_line(entry)
 
 
-def _unsure(pairs: list[tuple[dict, dict]]) -> None:
+def _unsure(pairs: list[tuple[dict, list[dict]]]) -> None:
     """The links extraction was not sure of, each with the command that makes it."""
     typer.echo(f"{_count(len(pairs), 'link')} to confirm (extraction kept these apart: "
                "the conversation may be about another entry that says the same):", err=True)
-    for entry, target in pairs:
-        loop = target["type"] == "question" or target["type"] == "task"
-        command = (f"zettelclaw review close {target['id']}" if loop
-                   else f"zettelclaw forget {target['id']}")
-        typer.echo(f"  {_line_of(entry)}\n    may {'close' if loop else 'replace'} "
-                   f"{_line_of(target)}\n    if so: {command}", err=True)
+    for entry, targets in pairs:
+        loop = targets[0]["type"] in ("question", "task")
+        verb = "close" if loop else "replace"
+        command = "zettelclaw review close" if loop else "zettelclaw forget"
+        if len(targets) == 1:
+            typer.echo(f"  {_line_of(entry)}\n    may {verb} {_line_of(targets[0])}\n"
+                       f"    if so: {command} {targets[0]['id']}", err=True)
+            continue
+        typer.echo(f"  {_line_of(entry)}\n    may {verb} one of these (if so: {command} ID, "
+                   "the one it is):", err=True)
+        for target in targets:
+            typer.echo(f"      {_line_of(target)}", err=True)
 
 
 def _table(loops) -> None:

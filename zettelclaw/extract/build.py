@@ -27,7 +27,7 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                   shown=None, agent: str | None = None,
                   allow_handoff: bool = True, timestamp: str | None = None,
                   resolution=None, person: str | None = None,
-                  origins=None, touched=None) -> tuple[list[dict], list[str], int]:
+                  origins=None, touched=None, pool=None) -> tuple[list[dict], list[str], int]:
     """Validated, redacted entries (model order, at most one handoff, last) + warnings +
     how many objects were dropped.
 
@@ -36,13 +36,16 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
     kept as a new one, a warning says why). A ``replaces`` whose target's type cannot be
     corrected by the entry's type (:func:`zettelclaw.corrections.can_replace`; the target is
     known from ``resolution``) is not linked either, nor one that an entry the model was not
-    shown names more closely (:func:`zettelclaw.corrections.look_alike`: a look-alike).
-    A ``replaces`` naming one of several look-alikes the model was shown, or an entry of
-    another subject than the new one's, is linked only when the evidence picks one
+    shown names more closely (:func:`zettelclaw.corrections.look_alike`: a look-alike; the
+    entry is kept as a new one, its ``may_replace`` naming both, for review). A
+    ``replaces`` naming one of several look-alikes, or an entry of another subject than the
+    new one's, is linked only when the evidence picks one
     (:func:`zettelclaw.corrections.judge_link`: the new entry's subject, else the subjects
     the conversation names, ``touched``), perhaps another than the one named (a warning
-    says so); else the entry is kept as a new one whose ``may_replace`` names the one the
-    model named, for the person to confirm (`zettelclaw review`).
+    says so). The look-alikes: of the entries that could have been shown (``pool``, ids:
+    the memory as it stood, whether shown or not; default ``shown``). Else the entry is
+    kept as a new one whose ``may_replace`` names what it may close, the likeliest first
+    (one id, or a list), for the person to confirm (`zettelclaw review`).
 
     With ``resolution`` (of the log as it stands) a proposed ``replaces`` follows the rules of
     :mod:`zettelclaw.corrections`: an id already replaced is redirected to its chain's current
@@ -97,10 +100,11 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                                 "a new entry")
             else:
                 target = _target(replaces, kind, content, known_ids, shown, resolution,
-                                 stamp, warnings)
+                                 stamp, warnings, fields)
                 if target is not None and shown is not None and resolution is not None:
-                    target = _judged(target, kind, content, fields, shown, touched,
-                                     resolution, warnings)
+                    target = _judged(target, kind, content, fields,
+                                     shown if pool is None else pool, touched, resolution,
+                                     warnings)
                 if target is not None:
                     fields["replaces"] = target
         origin = origins.of({"type": kind, "content": content, "detail": fields["detail"]}) \
@@ -132,9 +136,10 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
 
 
 def _target(target: str, kind: str, content: str, known_ids: set[str], shown, resolution,
-            stamp: str, warnings: list[str]) -> str | None:
+            stamp: str, warnings: list[str], fields: dict) -> str | None:
     """``target`` if the model may name it in a ``replaces`` of a ``kind`` entry saying
-    ``content``, else None (a warning says why)."""
+    ``content``, else None (a warning says why; ``fields["may_replace"]`` set when an entry
+    not shown says it more closely: the person is asked about both)."""
     from ..corrections import can_replace, look_alike
 
     if target not in known_ids:
@@ -153,7 +158,8 @@ def _target(target: str, kind: str, content: str, known_ids: set[str], shown, re
             and (closer := look_alike(old, content, shown, resolution, stamp)) is not None:
         warnings.append(f"dropped replaces={target}: {closer['id']}, not shown to the model, "
                         "names what it says more closely (the named one is a look-alike); "
-                        "kept as a new entry")
+                        "kept as a new entry for review (`zettelclaw review`)")
+        fields["may_replace"] = [closer["id"], target]
         return None
     return target
 
@@ -165,9 +171,17 @@ def _keep_apart(fields: dict, person: str | None, origin: str | None, resolution
     from ..people import OWNER, person_of, untrusted
 
     if fields.get("may_replace"):  # a link kept for review is never one these rules refuse
-        asked = resolution.by_id.get(fields["may_replace"])
-        if asked is not None and (person_of(asked) != (person or OWNER) or (
-                origin is not None and untrusted({"origin": origin}) and not untrusted(asked))):
+        from ..corrections import asked_of
+
+        def refused(asked: dict) -> bool:
+            return person_of(asked) != (person or OWNER) or (
+                origin is not None and untrusted({"origin": origin}) and not untrusted(asked))
+
+        kept = [i for i in asked_of(fields)
+                if (asked := resolution.by_id.get(i)) is None or not refused(asked)]
+        if kept:
+            fields["may_replace"] = kept[0] if len(kept) == 1 else kept
+        else:
             del fields["may_replace"]
     if not fields.get("replaces"):
         return
@@ -182,7 +196,7 @@ def _keep_apart(fields: dict, person: str | None, origin: str | None, resolution
         warnings.append(f"dropped replaces={target['id']}: untrusted words (another person, "
                         "a web page) do not correct or close it; kept as a new entry")
         del fields["replaces"]
-def _judged(target: str, kind: str, content: str, fields: dict, shown, touched, resolution,
+def _judged(target: str, kind: str, content: str, fields: dict, pool, touched, resolution,
             warnings: list[str]) -> str | None:
     """The entry a ``replaces`` naming ``target`` links (see :func:`build_entries`): it, a
     look-alike the evidence picks, or None with ``fields["may_replace"]`` set."""
@@ -191,9 +205,11 @@ def _judged(target: str, kind: str, content: str, fields: dict, shown, touched, 
     old = resolution.by_id.get(target)
     if old is None or resolution.is_replaced(target):
         return target  # (a chain's head is corrected instead: _correct)
-    chosen, why = judge_link(old, content, fields.get("subject"), shown, touched, resolution)
+    chosen, why, asked = judge_link(old, content, fields.get("subject"), pool, touched,
+                                    resolution)
     if chosen is None:
-        fields["may_replace"] = target
+        ids = [e["id"] for e in asked] or [target]
+        fields["may_replace"] = ids[0] if len(ids) == 1 else ids
         warnings.append(f"did not link replaces={target}: {why}; kept as a new {kind} for "
                         "review (`zettelclaw review`)")
         return None

@@ -79,6 +79,9 @@ class Shown:
     entries: str = ""  # JSON lines
     ids: frozenset[str] = field(default_factory=frozenset)
     touched: frozenset[str] = field(default_factory=frozenset)  # the subjects it names
+    # every entry that could have been shown (:func:`candidates`): a link among look-alikes
+    # is judged against all of these, not only those shown
+    pool: frozenset[str] = field(default_factory=frozenset)
 
 
 @lru_cache(maxsize=8192)
@@ -126,7 +129,8 @@ def choose(transcript: str, resolution, registry, stamp: str | None,
     entries = _entries(transcript, shown, touched, rank_entries, messages or [])
     subjects = _subjects(records, touched, resolution.entries, stamp)
     return Shown(subjects, "\n".join(_line(e) for e in entries),
-                 frozenset(e["id"] for e in entries), frozenset(touched))
+                 frozenset(e["id"] for e in entries), frozenset(touched),
+                 frozenset(e["id"] for e in shown))
 
 
 def candidates(resolution) -> list[dict]:

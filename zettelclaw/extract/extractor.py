@@ -135,7 +135,7 @@ class Extractor:
                                            allow_handoff=last,
                                            timestamp=stamp, resolution=resolution,
                                            agent=agent, person=person, origins=origins,
-                                           touched=shown.touched)
+                                           touched=shown.touched, pool=shown.pool)
             entries.extend(made)
             warnings.extend(notes)
             skipped += parsed.skipped
