@@ -175,6 +175,32 @@ def test_the_same_words_kept_apart_from_two_different_tasks_are_both_asked_about
     assert dropped == 0 and [k["may_replace"][0] for k in kept] == [a1["id"], b1["id"]]
 
 
+def test_the_same_done_kept_apart_in_two_conversations_is_asked_about_twice():
+    # "Testing the webhook handlers is done", said in March and again in May, each time among
+    # the same look-alikes: two tasks done, not one said twice. Said twice in one
+    # conversation, it is one
+    from zettelclaw.corrections import Current
+
+    tasks = _tasks("We need to test the webhook handlers for Atlas.",
+                   "We need to test the webhook handlers for Orion.")
+    resolution = _log(*tasks)
+    items = [{"type": "task", "status": "done", "replaces": tasks[0]["id"],
+              "content": "Testing the webhook handlers is done."}]
+
+    def said(session):
+        return build_entries(items, session, known_ids=set(resolution.by_id),
+                             shown={t["id"] for t in tasks},
+                             timestamp="2026-01-12T10:00:00Z", resolution=resolution)[0]
+
+    current = Current(resolution)
+    march, _ = current.take(said("march"))
+    may, dropped = current.take(said("may"))
+    assert len(march) == len(may) == 1 and dropped == 0
+    assert march[0]["may_replace"] == may[0]["may_replace"] == [t["id"] for t in tasks]
+    again, dropped = current.take(said("may"))
+    assert again == [] and dropped == 1
+
+
 def _link(resolution, content, target, shown, subject=None, touched=()):
     item = {"type": "task", "status": "done", "replaces": target["id"], "content": content}
     if subject:

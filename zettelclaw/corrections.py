@@ -38,7 +38,10 @@
   (for tasks) status and normalised content equal those of a *current* entry is not appended.
   Normalised: case-folded, whitespace collapsed, trailing punctuation stripped
   (:func:`normalise`). A correction is a duplicate only of its own chain's head (a no-op
-  correction). Handoffs are never duplicates: each conversation has its own.
+  correction). Handoffs are never duplicates: each conversation has its own. Nor is an
+  entry kept for review (``may_replace``) one of another conversation's: "testing the
+  webhook handlers is done", said in March and in May among the same look-alikes, may be
+  two of them done; the person is asked about each.
 * **A restatement in other words is not a second current entry** (extraction's
   :class:`Current`, issue 22): a new fact or decision whose words restate a current one of
   the same type and subject (:func:`zettelclaw.restatements.restates`; the closest of them,
@@ -357,8 +360,9 @@ class Current:
         found = self.keys.get(key)
         if found is not None and self.resolution.is_replaced(found["id"]):
             return None
-        if found is not None and asked_of(entry) and asked_of(found) != asked_of(entry):
-            return None  # kept apart from another entry: the person is asked about each
+        if found is not None and asked_of(entry) and (
+                asked_of(found) != asked_of(entry) or found.get("session") != entry.get("session")):
+            return None  # kept apart for review: asked about each time it is said elsewhere
         return found
 
     def add(self, entry: dict) -> None:
