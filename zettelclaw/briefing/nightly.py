@@ -87,13 +87,36 @@ def _snapshot(options: Options, log_path: Path | None):
 
     try:
         snapshot = read(options, log_path)
-        snapshot.unsure = _unsure(snapshot, options, log_path)
+        _mark_unsure(snapshot, *_unsure(snapshot, options, log_path))
         _read_shown(snapshot, options)
     except Moved:
         snapshot = read(options, log_path, trust=False)
-        snapshot.unsure = _unsure(snapshot, options, log_path)
+        _mark_unsure(snapshot, *_unsure(snapshot, options, log_path))
     snapshot.full.strict = False  # an entry asked for later is looked up by id
     return snapshot
+
+
+UNSURE_NOTES = {"pending": "maybe done", "questions": "maybe answered"}
+
+
+def _mark_unsure(snapshot, links: int, asked: set[str]) -> None:
+    """The count of links to confirm, for the quiet line; and a mark on each Pending or Open
+    Questions line that one of them may close ("... — maybe done: `zettelclaw review`"): a
+    person said something is done, nothing told which, and the briefing does not list it as
+    surely open."""
+    from .sections import Shown
+
+    snapshot.unsure = links
+    for key, note in UNSURE_NOTES.items():
+        shown = snapshot.sections.get(key)
+        if not asked or not isinstance(shown, Shown):
+            continue
+
+        def line(item, made=shown.line, note=note) -> str:
+            mark = f" — {note}: `zettelclaw review`" if item[1].get("id") in asked else ""
+            return made(item) + mark
+
+        shown.line = line
 
 
 def _read_shown(snapshot, options: Options) -> None:
@@ -109,33 +132,38 @@ def _read_shown(snapshot, options: Options) -> None:
         sections[key][:n]  # made now: a moved line is found before any model call
 
 
-def _unsure(snapshot, options: Options, log_path: Path | None = None) -> int:
+def _unsure(snapshot, options: Options, log_path: Path | None = None
+            ) -> tuple[int, set[str]]:
     """The links to confirm (`zettelclaw review`, :meth:`zettelclaw.review.Loops.unsure`):
-    the briefed agent's current entries whose ``may_replace`` may still close an entry
-    (:func:`zettelclaw.review.still_asked`). The lines holding the field, or the review's
-    session, alone are read (:meth:`~zettelclaw.log.Log.located`'s needle)."""
+    how many of the briefed agent's current entries have a ``may_replace`` that may still
+    close an entry (:func:`zettelclaw.review.still_asked`), and the ids those may close. The
+    lines holding the field, or the review's session, alone are read
+    (:meth:`~zettelclaw.log.Log.located`'s needle)."""
     from ..corrections import asked_of
     from ..log import Log
     from ..review import SESSION, still_asked
 
     log = Log(log_path, warn=False)
     if not log.exists():
-        return 0
+        return 0, set()
     left = snapshot.replaced | snapshot.gone
     by_review = {entry["replaces"]: entry
                  for _, entry in log.located(needle=SESSION.encode())
                  if entry.get("session") == SESSION and isinstance(entry.get("replaces"), str)}
-    found = 0
+    found, asked = 0, set()
     for _, entry in log.located(needle=b'"may_replace"'):
         if options.agent is not None \
                 and (entry.get("agent") or options.default_agent) != options.agent:
             continue
         ids = asked_of(entry)
-        if ids and entry["id"] not in left and still_asked(
-                ids, by_review=by_review, replaced=snapshot.replaced.__contains__,
-                gone=snapshot.gone.__contains__):
+        if not ids or entry["id"] in left:
+            continue
+        still = still_asked(ids, by_review=by_review, replaced=snapshot.replaced.__contains__,
+                            gone=snapshot.gone.__contains__)
+        if still:
             found += 1
-    return found
+            asked.update(still)
+    return found, asked
 
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:
