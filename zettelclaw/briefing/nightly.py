@@ -148,7 +148,7 @@ def _unsure(snapshot, options: Options, log_path: Path | None = None
         return 0, set()
     left = snapshot.replaced | snapshot.gone
     by_review = {entry["replaces"]: entry
-                 for _, entry in log.located(needle=SESSION.encode())
+                 for _, entry in log.located(needle=f'"{SESSION}"'.encode())
                  if entry.get("session") == SESSION and isinstance(entry.get("replaces"), str)}
     found, asked = 0, set()
     for _, entry in log.located(needle=b'"may_replace"'):
