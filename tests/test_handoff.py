@@ -196,6 +196,28 @@ def test_a_long_chain_shows_only_its_current_version(log_dir, zc):
     assert [t["id"] for t in _shown(zc)["openTasks"]] == ["chain0001999"]
 
 
+def test_the_session_s_tasks_are_found_among_other_sessions_lines_however_they_are_spelled(
+        log_dir, zc):
+    """Lines of other sessions sit between a session's entries (a sweep appends several
+    conversations); only those that name the session, a handoff or a correction matter, and a
+    line spelling them with JSON escapes counts as well."""
+    other = [_task(f"other{n:07d}", "2026-02-01T09:00:00Z", "s0", f"Other work {n}")
+             for n in range(40)]
+    write_log(log_dir, [_task("taskversion1", "2026-02-01T10:00:00Z", "s1", "Write the script"),
+                        *other[:20]])
+    with open(log_dir / "log.jsonl", "ab") as fh:  # written by hand: the session escaped
+        fh.write(b'{"id":"escapedtask1","timestamp":"2026-02-01T10:01:00Z","type":"task",'
+                 b'"content":"Rotate the keys","status":"open","session":"\\u00731"}\n')
+        fh.write(b'{"id":"escapedfix01","timestamp":"2026-02-01T10:02:00Z","type":"task",'
+                 b'"content":"Write the backfill script","status":"open","session":"s0",'
+                 b'"\\u0072eplaces":"taskversion1"}\n')
+    write_log(log_dir, [*other[20:], _handoff("handoff00001", "2026-02-01T11:00:00Z", "s1")])
+    found = _shown(zc)
+    assert found["handoff"]["id"] == "handoff00001"
+    assert [t["content"] for t in found["openTasks"]] == ["Write the backfill script",
+                                                          "Rotate the keys"]
+
+
 # -- bounded (issue 11 §5) --------------------------------------------------------------------
 
 

@@ -432,3 +432,82 @@ def test_words_stemmed_by_several_sweep_workers_at_once_stem_as_one_would():
         got = list(pool.map(english.stem, words))
 
     assert dict(zip(words, got, strict=True)) == alone
+
+
+def test_a_word_in_most_entries_changes_no_recall_by_being_left_out(log_dir, cli, engine,
+                                                                    monkeypatch):
+    """The lines holding nothing but a word most entries hold are not approximated when
+    enough lines hold a rarer one (they cannot be among the lines scored exactly): every turn
+    recalls the same entries, in the same order, with the same scores, as when every line
+    is, and search answers as before."""
+    import random
+
+    from zettelclaw.rank import ranking
+
+    rnd = random.Random(5)
+    rare = ["falcon", "harbor", "lantern", "orchard"]
+    entries = []
+    for n in range(2000):
+        said = ["the", "team", "met", *rnd.sample(rare, rnd.randint(1, 3))] \
+            if rnd.random() < 0.8 else ["notes", "from", "the", "day"]
+        entries.append({"id": f"entry{n:07d}", "timestamp": f"2026-03-{n % 28 + 1:02d}T10:00:00Z",
+                        "type": "fact", "content": " ".join([*said, f"item{n}"]),
+                        "session": f"s{n // 10}"})
+    write_log(log_dir, entries)
+    kept, left_out = ranking._essential, []
+
+    def essential(scan, stats, wanted):
+        found = kept(scan, stats, wanted)
+        left_out.append(found is not None and len(found[0]) < len(scan.offsets))
+        return found
+
+    def every_line(scan, stats, wanted):
+        return None
+
+    for words in ("team falcon", "the team and the harbor lantern", "team orchard item7"):
+        answers = []
+        for approximate in (essential, every_line):
+            monkeypatch.setattr(ranking, "_essential", approximate)
+            answers.append((cli.lines("recall", "--json", "--", f"what about {words}?"),
+                            cli.lines("search", words, "--limit", "5", "--json")))
+        assert answers[0] == answers[1] and answers[0][1]
+    assert any(left_out)
+
+
+def test_the_lines_scored_exactly_are_the_same_with_the_common_ones_left_out(log_dir,
+                                                                            monkeypatch):
+    """Worlds of every mix (a word said twenty times in one entry, rare words in few or many
+    entries): the candidate lines read back best first are the same lines, in the same
+    order, whether the lines of only common words are approximated or not."""
+    import random
+
+    from zettelclaw.rank import analyze, ranking, scan_log
+    from zettelclaw.recall import Question
+
+    monkeypatch.setenv("ZETTELCLAW_RG", "0")
+    words = ["team", "report", "falcon", "harbor", "lantern", "orchard", "zeppelin"]
+    left_out = 0
+    for seed in range(6):
+        rnd = random.Random(seed)
+        share = {w: rnd.choice([0.002, 0.05, 0.2, 0.5, 0.9]) for w in words}
+        entries = []
+        for n in range(1500):
+            said = [w for w in words for _ in range(rnd.choice([1, 1, 2, 20]))
+                    if rnd.random() < share[w]]
+            entries.append({"id": f"entry{n:07d}", "timestamp": "2026-03-01T10:00:00Z",
+                            "type": "fact", "content": " ".join([*said, f"item{n}"])})
+        (log_dir / "log.jsonl").unlink(missing_ok=True)
+        path = write_log(log_dir, entries)
+        for question in ("team falcon", "team report harbor", "report zeppelin orchard lantern",
+                         " ".join(words)):
+            terms, query = analyze(question), Question(question, None, "main")
+            scan = scan_log(path, terms)
+            stats = ranking._collection_stats(scan, [], terms)
+            for exact_limit in (10, 50, 200, 400):
+                wanted = ranking._shortlist_size(len(scan.offsets), query, exact_limit)
+                every = ranking._shortlist(ranking._approximate(scan, stats), query,
+                                           exact_limit)
+                some = ranking._approximate(scan, stats, wanted)
+                assert ranking._shortlist(some, query, exact_limit) == every
+                left_out += len(some) < len(scan.offsets)
+    assert left_out > 20

@@ -10,7 +10,6 @@ Imports stay light: ``zettelclaw handoff`` (run before every prompt) opens its f
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import stat
 
@@ -131,6 +130,7 @@ class dir_lock:  # noqa: N801  (used as a function: `with dir_lock(path):`)
         self.path, self.timeout, self.fd = path, timeout, None
 
     def __enter__(self):
+        import fcntl  # (here: the per-turn commands that import this module take no lock)
         import time
 
         from .errors import LockTimeout

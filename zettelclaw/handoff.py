@@ -520,7 +520,10 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
     replaced_by: dict[str, list] = {}
     _collect_replacements(fh, pos, replaced_by)
     own: list[tuple[int, dict]] = []
+    needles = _related_needles(session)
     for at, line in reversed(_lines_before(fh, pos, _RELATED_WINDOW)):  # newest first
+        if needles and not any(needle in line for needle in needles):
+            continue  # neither of the session, nor a handoff, nor a correction: no matter
         entry = _parse(line)
         if entry is None:
             continue
@@ -546,6 +549,18 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
         elif head["type"] == "decision":
             decisions.append(head)
     return tasks, decisions
+
+
+def _related_needles(session) -> tuple[bytes, ...]:
+    """What a line before the handoff holds if it can matter to :func:`_related` (its
+    session's id, ``handoff``, ``replaces``), or a backslash (an escape may spell any of
+    them); () when the handoff has no session (every line is read). Without a backslash a
+    JSON string is its own bytes: a line holding none of these is not parsed, as parsing it
+    would change nothing (most of a busy window, each parse as long as the rest of a line's
+    work)."""
+    if not isinstance(session, str) or not session:
+        return ()
+    return (session.encode("utf-8", "surrogatepass"), b"handoff", b"replaces", b"\\")
 
 
 def _note(replaced_by: dict, at: int, entry: dict) -> None:

@@ -65,7 +65,18 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..ripgrep import ripgrep
-    from .bm25 import FIELDS, K1, NORMS, WEIGHTS, Stats, bm25f, field_counts, field_text, idf
+    from .bm25 import (
+        FIELDS,
+        K1,
+        NORMS,
+        WEIGHTS,
+        Stats,
+        bm25f,
+        field_counts,
+        field_text,
+        idf,
+        match_unit,
+    )
     from .collection import rank_entries
     from .english import (
         FORMS,
@@ -90,7 +101,7 @@ if TYPE_CHECKING:
         memory_chunks,
         snippet,
     )
-    from .plan import COMMON_MIN_SEEN, match_unit, plan_stream, score_bound
+    from .plan import COMMON_MIN_SEEN, plan_stream, score_bound
     from .ranking import DEFAULT_LIMIT, EXACT_LIMIT, has_filters, rank
     from .rerank import (
         DAY_WINDOW,
@@ -124,6 +135,7 @@ _HOME = {
     # .bm25
     "FIELDS": "bm25", "K1": "bm25", "NORMS": "bm25", "Stats": "bm25", "WEIGHTS": "bm25",
     "bm25f": "bm25", "field_counts": "bm25", "field_text": "bm25", "idf": "bm25",
+    "match_unit": "bm25",
     # .collection
     "rank_entries": "collection",
     # .english
@@ -135,7 +147,7 @@ _HOME = {
     "Chunk": "memory", "MEMORY_CHUNK_MAX": "memory", "MEMORY_CHUNK_MIN": "memory",
     "chunk_lines": "memory", "memory_chunks": "memory", "snippet": "memory",
     # .plan
-    "COMMON_MIN_SEEN": "plan", "match_unit": "plan", "plan_stream": "plan", "score_bound": "plan",
+    "COMMON_MIN_SEEN": "plan", "plan_stream": "plan", "score_bound": "plan",
     # .ranking
     "DEFAULT_LIMIT": "ranking", "EXACT_LIMIT": "ranking", "has_filters": "ranking",
     "rank": "ranking",

@@ -23,6 +23,13 @@ def idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
+def match_unit(n: int) -> float:
+    """The score of one match of a word only one entry holds, in a log of ``n`` entries: the
+    unit of recall's ``minScore``, so one threshold holds for a log of 50 entries and of a
+    million (BM25's idf, hence every score, grows with the log)."""
+    return max(idf(max(n, 1), 1), 1e-9)
+
+
 class Stats:
     """What BM25 needs to know about the whole collection."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .bm25 import K1, idf
+from .bm25 import K1, idf, match_unit
 from .rerank import PROXIMITY_WEIGHT, SESSION_WEIGHT, SUBJECT_BOOST, days_named, when_named
 
 TYPE_CHECKING = False
@@ -15,13 +15,6 @@ if TYPE_CHECKING:
 # a term seen in fewer of a large log's sampled entries than this is never left out of the
 # stream (its document frequency, estimated from so few, could be far off)
 COMMON_MIN_SEEN = 5
-
-
-def match_unit(n: int) -> float:
-    """The score of one match of a word only one entry holds, in a log of ``n`` entries: the
-    unit of recall's ``minScore``, so one threshold holds for a log of 50 entries and of a
-    million (BM25's idf, hence every score, grows with the log)."""
-    return max(idf(max(n, 1), 1), 1e-9)
 
 
 def score_bound(idfs: dict[str, float], query_terms: list[str], held: set[str],

@@ -65,9 +65,12 @@ class _Pool:
     on the order they were scored in (which follows the scan's bounds)."""
 
     def __init__(self, depth: int):
-        import heapq
+        try:  # the C functions heapq.py itself imports, without its 0.5 ms of Python
+            from _heapq import heappush, heapreplace
+        except ImportError:
+            from heapq import heappush, heapreplace
 
-        self._heappush, self._heapreplace = heapq.heappush, heapq.heapreplace
+        self._heappush, self._heapreplace = heappush, heapreplace
         self.depth = depth
         self.top: list[tuple[float, int, dict, dict | None]] = []
 
@@ -173,28 +176,70 @@ def _collection_stats(scan: Scan, chunks: list[Chunk], query_terms: list[str]) -
     return stats
 
 
-def _approximate(scan: Scan, stats: Stats) -> dict:
-    """Per candidate line, BM25 over the term counts the scan saw (field and length unknown);
-    (k1 + 1) times it bounds the line's exact score."""
+def _approximate(scan: Scan, stats: Stats, wanted: int | None = None) -> dict:
+    """Per candidate line (in the scan's order), BM25 over the term counts the scan saw (field
+    and length unknown); (k1 + 1) times it bounds the line's exact score. ``wanted``: only
+    the best this many are read (None: every one); the lines holding nothing but the most
+    common terms are then left out when they cannot be among them (see :func:`_essential`)."""
     sat = K1 + 1
     # the most the terms that were not streamed can add to a line (see plan_stream)
     unseen = sum(stats.idf.get(t, 0.0) * sat for t in scan.df_estimate)
-    approx: dict = dict.fromkeys(scan.offsets, unseen)
-    for t, lines in scan.tf.items():
+    found = _essential(scan, stats, wanted) if wanted is not None else None
+    if found is None:
+        approx: dict = dict.fromkeys(scan.offsets, unseen)
+        common: set[str] = set()
+    else:
+        essential, common = found
+        approx = dict.fromkeys([key for key in scan.offsets if key in essential], unseen)
+    for t, lines in scan.tf.items():  # (each line's sum in the same order either way)
         weight = stats.idf.get(t, 0.0)
         part = {n: weight * n * sat / (n + K1) for n in set(lines.values())}
-        for key, n in lines.items():
-            approx[key] += part[n]
+        if t in common:  # more lines than are approximated: look them up
+            for key in approx:
+                n = lines.get(key)
+                if n is not None:
+                    approx[key] += part[n]
+        else:
+            for key, n in lines.items():
+                approx[key] += part[n]
     return approx
+
+
+def _essential(scan: Scan, stats: Stats, wanted: int) -> tuple[set, set[str]] | None:
+    """The lines worth approximating when the best ``wanted`` are read, and the common terms
+    the others hold alone; None for all of them. A line holding one of the rarer terms scores
+    at least that term's idf (one match: idf * n(k1 + 1) / (n + k1) with n = 1), a line
+    holding only the most common ones less than the sum of their idf times (k1 + 1): when the
+    first is greater and there are ``wanted`` lines of rarer terms, no line of only common
+    terms is among the best ``wanted``, which are then the same lines in the same order
+    (MaxScore's non-essential terms; ``team`` in half a year's lines cost a turn 2 ms)."""
+    sat = K1 + 1
+    order = sorted(scan.tf, key=lambda t: stats.idf.get(t, 0.0))  # the most common first
+    best = None
+    bound = 0.0
+    for k in range(1, len(order)):
+        bound += stats.idf.get(order[k - 1], 0.0) * sat
+        if min(stats.idf.get(t, 0.0) for t in order[k:]) <= bound * (1 + 1e-9):
+            break
+        lines = set().union(*(scan.tf[t].keys() for t in order[k:]))
+        if len(lines) < wanted:
+            break
+        best = lines, set(order[:k])
+    return best
 
 
 def _shortlist(approx: dict, query, exact_limit: int) -> list:
     """Candidate lines best-first by their approximate score, then the most recent."""
-    # (with structured filters every candidate stays in line: most may not pass them)
-    shortlist = len(approx) if has_filters(query) else min(len(approx), exact_limit * 4)
     # (``approx`` is in file order: reversed, a stable sort puts the last appended first;
     # dates are unknown before parsing, and the final order breaks ties by date)
-    return sorted(reversed(approx), key=approx.__getitem__, reverse=True)[:shortlist]
+    return sorted(reversed(approx), key=approx.__getitem__, reverse=True)[
+        :_shortlist_size(len(approx), query, exact_limit)]
+
+
+def _shortlist_size(candidates: int, query, exact_limit: int) -> int:
+    """How many candidate lines the exact scoring may read, best first."""
+    # (with structured filters every candidate stays in line: most may not pass them)
+    return candidates if has_filters(query) else min(candidates, exact_limit * 4)
 
 
 def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
@@ -208,7 +253,8 @@ def _score_candidates(path, scan: Scan, stats: Stats, query, structural,
     from ..fsutil import open_read
 
     sat = K1 + 1
-    approx = _approximate(scan, stats)
+    wanted = _shortlist_size(len(scan.offsets), query, exact_limit)
+    approx = _approximate(scan, stats, wanted if wanted < len(scan.offsets) else None)
     ordered = _shortlist(approx, query, exact_limit)
     wanted = set(query_terms)
     prefixes = tuple(prefixes_of(query_terms))

@@ -29,10 +29,25 @@ class _Question:
 
     def __init__(self, query_terms: list[str]):
         self.pairs = set(zip(query_terms, query_terms[1:], strict=False))
-        self.prefixes = tuple(prefixes_of(query_terms)) if self.pairs else ()
+        self.wanted = frozenset(query_terms)
+        self.starts = tuple(prefixes_of(query_terms))  # (the word-starts BM25 counts)
+        self.prefixes = self.starts if self.pairs else ()
         # word -> its stem, "" when no query term can come from it, False for a stop word
         self.stems: dict[str, str | bool] = {}
-        self.subjects: dict[str, tuple[str, ...]] = {}  # slug -> its stems (subject_terms)
+        self.subjects: dict[str, bool] = {}  # slug -> whether the question names it
+
+    def names(self, slug: str) -> bool:
+        """Whether the question holds every stem of the subject ``slug`` (``queue-retries``:
+        ``queue`` and ``retri``). A slug word that starts with no query prefix cannot stem to
+        a query term (BM25 counts the subject field by the same rule): the rest are stemmed
+        only when every word may be (the pool's 100 entries name dozens of subjects)."""
+        found = self.subjects.get(slug)
+        if found is None:
+            kept = [w for w in words(slug.replace("-", " ").replace("_", " ")) if keep(w)]
+            found = self.subjects[slug] = bool(kept) and all(
+                w.startswith(self.starts) for w in kept) and self.wanted.issuperset(
+                stem(w) for w in kept)
+        return found
 
     def stems_of(self, text_words: list[str]) -> list[str]:
         """The stem of each word but the stop words ("" where no query term can be)."""
@@ -48,13 +63,17 @@ class _Question:
 
 
 def proximity(text_words: list[str], query_terms: list[str], stats: Stats,
-              question: _Question | None = None) -> tuple[float, list]:
+              question: _Question | None = None, text: str | None = None
+              ) -> tuple[float, list]:
     """Bonus for query terms that stand next to each other (stop words skipped) as in the
-    question: ``support group`` beats an entry that says support here and group there."""
+    question: ``support group`` beats an entry that says support here and group there.
+    ``text``: the lowercased text ``text_words`` come from, when the caller has it."""
     question = question or _Question(query_terms)
     pairs = question.pairs
     if not pairs:
         return 0.0, []
+    if text is not None and sum(text.count(p) for p in question.prefixes) < 2:
+        return 0.0, []  # fewer than two words start with a query prefix: no pair to stand
     stems = question.stems_of(text_words)
     found = {pair for pair in zip(stems, stems[1:], strict=False) if pair in pairs}
     bonus = sum(PROXIMITY_WEIGHT * (stats.idf.get(a, 0) + stats.idf.get(b, 0)) for a, b in found)
@@ -203,16 +222,14 @@ def _near_and_about(score: float, item: dict, why: dict | None, query_terms: lis
     text = item.get("snippet") if memory else (
         f"{item.get('content', '')}\n{item.get('detail') or ''}")
     total = score
-    near, pairs = proximity(words(text), query_terms, stats, question)
+    low = text.lower()  # (words() lowercases the same way)
+    near, pairs = proximity(words(low), query_terms, stats, question, low)
     if near:
         total += near
         boosts["proximity"] = {"pairs": pairs, "score": round(near, 4)}
     subject = item.get("subject")
     if not memory and isinstance(subject, str) and subject:
-        named = question.subjects.get(subject)
-        if named is None:
-            named = question.subjects[subject] = subject_terms(subject)
-        if named and set(query_terms).issuperset(named):
+        if question.names(subject):
             gain = total * SUBJECT_BOOST
             total += gain
             boosts["subject"] = {"subject": subject, "score": round(gain, 4)}
