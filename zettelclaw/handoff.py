@@ -521,7 +521,7 @@ def _related(fh, pos: int, handoff: dict) -> tuple[list[dict], list[dict]]:
     _collect_replacements(fh, pos, replaced_by)
     own: list[tuple[int, dict]] = []
     needles = _related_needles(session)
-    for at, line in reversed(_lines_before(fh, pos, _RELATED_WINDOW)):  # newest first
+    for at, line in _lines_back(fh, pos, _RELATED_WINDOW):  # newest first
         if needles and not any(needle in line for needle in needles):
             continue  # neither of the session, nor a handoff, nor a correction: no matter
         entry = _parse(line)
@@ -607,35 +607,30 @@ def _undone(version: tuple, replaced_by: dict) -> bool:
         r[0] > at and r[1]["type"] == "unforget" for r in replaced_by.get(line["id"], ()))
 
 
-def _lines_before(fh, pos: int, count: int) -> list[tuple[int, bytes]]:
-    """Up to ``count`` (offset, line) of the non-blank lines ending at offset ``pos``, oldest
-    first. Read backwards in 64 KB blocks; a line longer than MAX_LINE is left out, and its
-    blocks are not kept."""
-    found: list[tuple[int, bytes]] = []  # newest first
-    end = pos
+def _lines_back(fh, pos: int, count: int):
+    """Up to ``count`` (offset, line) of the non-blank lines ending at offset ``pos``, newest
+    first, read backwards in 64 KB blocks as they are asked for (the previous handoff is
+    mostly a few lines back); a line longer than MAX_LINE is left out, and its blocks are not
+    kept."""
+    given, end = 0, pos
     parts: list[bytes] = []  # the line being assembled, its later pieces first
     size_so_far, too_long = 0, False
-
-    def finish(start: int) -> None:
-        nonlocal parts, size_so_far, too_long
-        if not too_long:
-            line = b"".join(reversed(parts))
-            if line.strip():
-                found.append((start, line))
-        parts, size_so_far, too_long = [], 0, False
-
-    while end > 0 and len(found) < count:
+    while end > 0 and given < count:
         size = min(1 << 16, end)
         end -= size
         fh.seek(end)
         block = fh.read(size)
         cut = len(block)
         at = block.rfind(b"\n", 0, cut)
-        while at >= 0 and len(found) < count:
+        while at >= 0 and given < count:
             if not too_long:
                 parts.append(block[at + 1:cut])
                 too_long = size_so_far + cut - at - 1 > MAX_LINE
-            finish(end + at + 1)
+            line = None if too_long else b"".join(reversed(parts))
+            parts, size_so_far, too_long = [], 0, False
+            if line is not None and line.strip():
+                given += 1
+                yield end + at + 1, line
             cut = at
             at = block.rfind(b"\n", 0, cut)
         if at < 0 and not too_long:
@@ -643,10 +638,10 @@ def _lines_before(fh, pos: int, count: int) -> list[tuple[int, bytes]]:
             size_so_far += cut
             if size_so_far > MAX_LINE:
                 parts, too_long = [], True
-    if end == 0 and len(found) < count:
-        finish(0)
-    found.reverse()
-    return found
+    if end == 0 and given < count and not too_long:
+        line = b"".join(reversed(parts))
+        if line.strip():
+            yield 0, line
 
 
 # The block the plugin puts before every prompt: at most this many characters in all, whatever

@@ -92,14 +92,14 @@ class Index:
                     if b > a:
                         df_only.setdefault(term, set()).update(structural[a:b])
                     a, b = tstarts[k], tstarts[k + 1]
-                    if b > a:
-                        keys = scored[a:b]
+                    if b > a:  # (as lists: zipping the mapped arrays took twice as long)
+                        keys, ns = scored[a:b].tolist(), counts[a:b].tolist()
                         found = tf.setdefault(term, {})
                         if found:  # another word of the same term (or a needle again)
-                            for key, n in zip(keys, counts[a:b], strict=True):
+                            for key, n in zip(keys, ns, strict=True):
                                 found[key] = found.get(key, 0) + n
                         else:
-                            found.update(zip(keys, counts[a:b], strict=True))
+                            found.update(zip(keys, ns, strict=True))
                         offsets.update(zip(keys, keys, strict=True))
                 k += 1
 
