@@ -27,7 +27,9 @@ lines holding it, the ``"replaces"``), so a query counts and scans only the line
    filters and the replacement map, and scored exactly with BM25F over content, detail and
    subject; at most ``EXACT_LIMIT`` of them (recall's: 200; a shortlist on a large log,
    everything on a small one). Memory use is bounded by the number of candidate lines, never
-   by the log.
+   by the log. When the shortlist can hold only lines of the rarer terms (each of those
+   outscores any line of nothing but the most common ones, and there are enough of them),
+   the lines of only common terms are not approximated at all: the same lines come first.
 4. **Re-rank** the top M with cheap signals that plain BM25 misses: query terms adjacent in an
    entry as in the question (bigram proximity); entries whose subject the question names
    (``caroline``, ``queue-retries``: every stem of the slug among the query's); entries written
