@@ -94,7 +94,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         home.mkdir(mode=0o700)
         log = home / "log.jsonl"
         shutil.copyfile(source, log)
-        big_env = {**env, "ZETTELCLAW_HOME": str(home)}
+        # the person's clock is after their log: the synthetic million entries run to the
+        # 2180s, and a handoff dated after now is looked for in the whole log on every turn
+        # (a clock that ran ahead: bench/synth.py's dates are not that)
+        big_env = {**env, "ZETTELCLAW_HOME": str(home), "ZETTELCLAW_NOW": _last_stamp(log)}
         words = synth.query_words()
         common = synth.vocabulary(synth.random.Random(7))[:3]
         print(f"\nlog: {args.size:,} entries, {log.stat().st_size / 1e6:.0f} MB; best of "
@@ -116,6 +119,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
         results.append(row(f"{name} ({args.size:,})", runs[name], runs["common ref"],
                            said(runs[name][2], silent=True)))
     return results
+
+
+def _last_stamp(log: Path) -> str:
+    """The timestamp of the log's last line."""
+    import json
+
+    with open(log, "rb") as fh:
+        fh.seek(max(fh.seek(0, 2) - 65536, 0))
+        return json.loads(fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1])["timestamp"]
 
 
 def _home_of(source: Path, home: Path, n: int) -> tuple[dict, str]:
