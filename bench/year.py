@@ -435,6 +435,15 @@ class Run:
             "recall -- thanks!": [zc, "recall", "--", "thanks!"],
             "sweep, nothing new": [zc, "sweep", "-j", "1"],
         }
+        # the copy is another file (a new inode): the caches kept beside the log no longer
+        # hold for it, and the first turn keeps them again, as a person's first turn after
+        # the night did; one untimed turn each, so even a median of one (--repeat 1) times a
+        # turn as every later one is
+        for name in ("recall --handoff -- <relevant message>", f"search {word}",
+                     "brief --no-llm"):
+            subprocess.run(commands[name], env=env, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+
         def write(turn: int) -> list[str]:  # a new fact each round: the same one is refused
             return [zc, "write", "fact", f"Probe note number {turn + 1} about {busiest}.",
                     "-s", self.year.recurring[0]]
