@@ -65,6 +65,7 @@ from common import in_turns, median, tool  # noqa: E402
 from year_model import YearModel  # noqa: E402
 
 from tests.openclaw_home import OpenClawHome  # noqa: E402
+from zettelclaw.corrections import asked_of  # noqa: E402
 
 DEFAULT_DAYS = 365
 DEFAULT_EVERY = 7
@@ -106,14 +107,6 @@ def sections(lines: list[str]) -> dict[str, list[str]]:
         elif line.startswith("- ") and current is not None:
             current.append(line[2:])
     return out
-
-
-def asked_of(entry: dict) -> tuple[str, ...]:
-    """What a link kept for review may close: ``may_replace``, one id or a list of them."""
-    value = entry.get("may_replace")
-    if isinstance(value, str):
-        return (value,)
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 @dataclass

@@ -61,6 +61,13 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
+def answers(entries) -> dict[str, dict]:
+    """What the person did in review, for :func:`still_asked`: replaced id -> the review's
+    line replacing it (the last one, as the log is read in order)."""
+    return {e["replaces"]: e for e in entries
+            if e.get("session") == SESSION and isinstance(e.get("replaces"), str)}
+
+
 def still_asked(ids, *, by_review: dict[str, dict], replaced, gone) -> list[str]:
     """Of ``ids``, what a link kept for review may still close (``may_replace``), as each
     stands now (its current version's id); none once the person answered: forgot one, or
@@ -145,8 +152,7 @@ class Loops:
         from .corrections import asked_of
 
         resolution = self.resolution
-        by_review = {e["replaces"]: e for e in resolution.entries
-                     if e.get("session") == SESSION and isinstance(e.get("replaces"), str)}
+        by_review = answers(resolution.entries)
         found = []
         for entry in resolution.current:
             ids = [i for i in asked_of(entry) if i in resolution.by_id]

@@ -141,15 +141,13 @@ def _unsure(snapshot, options: Options, log_path: Path | None = None
     (:meth:`~zettelclaw.log.Log.located`'s needle)."""
     from ..corrections import asked_of
     from ..log import Log
-    from ..review import SESSION, still_asked
+    from ..review import SESSION, answers, still_asked
 
     log = Log(log_path, warn=False)
     if not log.exists():
         return 0, set()
     left = snapshot.replaced | snapshot.gone
-    by_review = {entry["replaces"]: entry
-                 for _, entry in log.located(needle=f'"{SESSION}"'.encode())
-                 if entry.get("session") == SESSION and isinstance(entry.get("replaces"), str)}
+    by_review = answers(entry for _, entry in log.located(needle=f'"{SESSION}"'.encode()))
     found, asked = 0, set()
     for _, entry in log.located(needle=b'"may_replace"'):
         if options.agent is not None \

@@ -179,8 +179,8 @@ def _keep_apart(fields: dict, person: str | None, origin: str | None, resolution
 
         kept = [i for i in asked_of(fields)
                 if (asked := resolution.by_id.get(i)) is None or not refused(asked)]
-        if kept:
-            fields["may_replace"] = kept[0] if len(kept) == 1 else kept
+        if kept:  # (one id or a list: the entry's schema stores one alone as a string)
+            fields["may_replace"] = kept
         else:
             del fields["may_replace"]
     if not fields.get("replaces"):
@@ -208,8 +208,7 @@ def _judged(target: str, kind: str, content: str, fields: dict, pool, touched, r
     chosen, why, asked = judge_link(old, content, fields.get("subject"), pool, touched,
                                     resolution)
     if chosen is None:
-        ids = [e["id"] for e in asked] or [target]
-        fields["may_replace"] = ids[0] if len(ids) == 1 else ids
+        fields["may_replace"] = [e["id"] for e in asked] or [target]
         warnings.append(f"did not link replaces={target}: {why}; kept as a new {kind} for "
                         "review (`zettelclaw review`)")
         return None

@@ -5,7 +5,7 @@ has outdated falls below it (:func:`_outdated_handoffs`)."""
 
 from __future__ import annotations
 
-from .english import keep, prefixes_of, stem, terms, words
+from .english import keep, prefixes_of, stem, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class _Question:
         only when every word may be (the pool's 100 entries name dozens of subjects)."""
         found = self.subjects.get(slug)
         if found is None:
-            kept = [w for w in words(slug.replace("-", " ").replace("_", " ")) if keep(w)]
+            kept = _slug_words(slug)
             found = self.subjects[slug] = bool(kept) and all(
                 w.startswith(self.starts) for w in kept) and self.wanted.issuperset(
                 stem(w) for w in kept)
@@ -193,7 +193,12 @@ def _written_in(entry: dict, months: frozenset[int], years: frozenset[int]) -> b
 
 def subject_terms(slug: str) -> tuple[str, ...]:
     """The stems of a subject slug (``queue-retries`` -> ``('queue', 'retri')``)."""
-    return tuple(terms(slug.replace("-", " ").replace("_", " ")))
+    return tuple(stem(w) for w in _slug_words(slug))
+
+
+def _slug_words(slug: str) -> list[str]:
+    """The words of a subject slug that have a stem (stop words left out)."""
+    return [w for w in words(slug.replace("-", " ").replace("_", " ")) if keep(w)]
 
 
 
