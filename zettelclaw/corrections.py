@@ -117,13 +117,15 @@ def naming_words(text: str) -> frozenset[str]:
     return frozenset(t for t in terms(text) if not any(c.isdigit() for c in t))
 
 
-def look_alike(target: dict, content: str, shown, resolution, stamp: str | None
-               ) -> dict | None:
+def look_alike(target: dict, content: str, shown, resolution, stamp: str | None,
+               pool=None) -> dict | None:
     """An entry the model was not shown (``shown``: ids) that names what ``content`` is about
     more fully than ``target``, the entry a correction of it names: else None. Of
     ``resolution``'s current entries, dated at or before ``stamp``, of ``target``'s type (a
-    task of its status); one that shares every naming word ``target`` shares with
-    ``content`` and more (see the module's docstring)."""
+    task of its status), in ``pool`` when given (ids: the entries the conversation's person
+    could have been shown; another person's or an untrusted entry is no look-alike of the
+    owner's); one that shares every naming word ``target`` shares with ``content`` and more
+    (see the module's docstring)."""
     words = naming_words(content)
     shared = words & naming_words(str(target.get("content") or ""))
     kind, status = target.get("type"), target.get("status")
@@ -131,6 +133,7 @@ def look_alike(target: dict, content: str, shown, resolution, stamp: str | None
     best, best_count = None, len(shared)
     for entry in resolution.entries:
         if entry.get("type") != kind or entry["id"] in shown or entry is target \
+                or (pool is not None and entry["id"] not in pool) \
                 or (kind == "task" and entry.get("status") != status) \
                 or resolution.is_replaced(entry["id"]) \
                 or not isinstance(entry.get("content"), str):
@@ -292,14 +295,15 @@ class Current:
         self.keys: dict[tuple, dict] = {}
         self.facts: dict[tuple, list[dict]] = {}  # (type, subject) -> facts and decisions
         for entry in resolution.current:
-            key = dedup_key(entry)
+            key = _sided_key(entry)
             if key is not None:
                 self.keys[key] = entry
             self._index(entry)
 
     def _index(self, entry: dict) -> None:
         if entry.get("type") in RESTATED and isinstance(entry.get("content"), str):
-            self.facts.setdefault((entry["type"], filed_under(entry) or ""), []).append(entry)
+            self.facts.setdefault((_side(entry), entry["type"], filed_under(entry) or ""),
+                                  []).append(entry)
 
     def restated(self, entry: dict) -> tuple[dict, str] | None:
         """The current entry that ``entry`` (a new one, no correction) restates in other
@@ -310,7 +314,8 @@ class Current:
         from .restatements import restates, similarity
 
         best, best_score = None, -1.0
-        for old in reversed(self.facts.get((entry["type"], filed_under(entry) or ""), [])):
+        for old in reversed(self.facts.get((_side(entry), entry["type"],
+                                            filed_under(entry) or ""), [])):
             if self.resolution.is_replaced(old["id"]):
                 continue
             how = restates(old["content"], entry["content"])
@@ -350,13 +355,13 @@ class Current:
 
     def duplicate_of(self, entry: dict) -> dict | None:
         """The current entry ``entry`` would restate, or None."""
-        key = dedup_key(entry)
+        key = _sided_key(entry)
         if key is None:
             return None
         target = entry.get("replaces")
         if isinstance(target, str) and target in self.resolution.by_id:
             head = self.resolution.latest(target)
-            return head if head is not None and dedup_key(head) == key else None
+            return head if head is not None and _sided_key(head) == key else None
         found = self.keys.get(key)
         if found is not None and self.resolution.is_replaced(found["id"]):
             return None
@@ -369,10 +374,10 @@ class Current:
         target = entry.get("replaces")
         if isinstance(target, str) and target in self.resolution.by_id:
             old = self.resolution.latest(target)
-            if old is not None and self.keys.get(dedup_key(old)) is old:
-                del self.keys[dedup_key(old)]
+            if old is not None and self.keys.get(_sided_key(old)) is old:
+                del self.keys[_sided_key(old)]
         self.resolution.add(entry)
-        key = dedup_key(entry)
+        key = _sided_key(entry)
         if key is not None:
             self.keys[key] = entry
         self._index(entry)
@@ -402,6 +407,21 @@ class Current:
             self.add(entry)
             kept.append(entry)
         return kept, len(entries) - len(kept)
+
+
+def _side(entry: dict) -> tuple[str, bool]:
+    """Whose memory an entry is and whether its words are untrusted: entries of one side are
+    never a duplicate or a restatement of another side's (:func:`_same_side`), so another
+    person's or a web page's look-alike never stands in for the owner's own."""
+    from .people import person_of, untrusted
+
+    return person_of(entry), untrusted(entry)
+
+
+def _sided_key(entry: dict) -> tuple | None:
+    """:func:`dedup_key` within the entry's side (:func:`_side`)."""
+    key = dedup_key(entry)
+    return None if key is None else (_side(entry), *key)
 
 
 def _same_side(new: dict, old: dict) -> bool:

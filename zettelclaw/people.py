@@ -28,18 +28,43 @@ AGENT = "agent"
 UNTRUSTED = "untrusted"
 SYSTEM = "system"
 ORIGINS = (OWNER, AGENT, UNTRUSTED, SYSTEM)
-# tools whose results bring words from the network (OpenClaw's own, and a browser's)
-NETWORK_TOOLS = frozenset({"web_fetch", "web_search", "browser", "x_search", "fetch",
-                           "http_request"})
+# OpenClaw's tools known to read only the person's own machine (docs/people.md): their results
+# do not taint the turn. Every other tool's result does, fail closed: a web search or fetch of
+# any provider, a browser, an MCP server, a mail or chat reader, a shell (which can reach the
+# network), another session's transcript, a tool of unknown name. The plugin's setting
+# ``extraction.localTools`` adds names.
+LOCAL_TOOLS = frozenset({
+    "read", "write", "edit", "apply_patch",  # the workspace's files
+    "ask_user",  # the person's own answer
+    "memory_forget", "memory_close",  # zettelclaw's: what they did, no memory's words
+    "session_status", "progress_card", "get_goal", "create_goal", "update_goal",
+    "screen", "theme", "tts", "heartbeat_respond",
+    "tool_search", "tool_describe",  # Tool Search's catalog of the tools themselves
+})
 _DIRECT = ("direct", "dm")
 
 
-def is_network_tool(name) -> bool:
-    """Whether a tool of this name brings words from the network (its result taints the turn)."""
-    if not isinstance(name, str):
-        return False
-    name = name.strip().lower()
-    return name in NETWORK_TOOLS or name.startswith(("browser", "web_"))
+def local_tools() -> frozenset[str]:
+    """:data:`LOCAL_TOOLS` and the names the plugin's ``extraction.localTools`` adds (lower
+    case); the built-in list alone when the OpenClaw config cannot be read."""
+    try:
+        from . import paths
+
+        extraction = paths.plugin_config().get("extraction")
+    except Exception:  # an unreadable config is doctor's to report; the list stays strict
+        return LOCAL_TOOLS
+    added = extraction.get("localTools") if isinstance(extraction, dict) else None
+    if not isinstance(added, list):
+        return LOCAL_TOOLS
+    return LOCAL_TOOLS | {n.strip().lower() for n in added if isinstance(n, str) and n.strip()}
+
+
+def taints(name, local: frozenset[str] = LOCAL_TOOLS) -> bool:
+    """Whether the result of a tool of this name taints the rest of its turn: unless the tool
+    is known (``local``) to read only the person's own machine; an unnamed tool taints."""
+    if not isinstance(name, str) or not name.strip():
+        return True
+    return name.strip().lower() not in local
 
 
 def _config_people(config: dict) -> tuple[dict[str, list[str]], set[str]]:

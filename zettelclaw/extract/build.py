@@ -100,7 +100,7 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
                                 "a new entry")
             else:
                 target = _target(replaces, kind, content, known_ids, shown, resolution,
-                                 stamp, warnings, fields)
+                                 stamp, warnings, fields, pool)
                 if target is not None and shown is not None and resolution is not None:
                     target = _judged(target, kind, content, fields,
                                      shown if pool is None else pool, touched, resolution,
@@ -136,7 +136,7 @@ def build_entries(items: list[dict], session_id: str, *, known_ids: set[str],
 
 
 def _target(target: str, kind: str, content: str, known_ids: set[str], shown, resolution,
-            stamp: str, warnings: list[str], fields: dict) -> str | None:
+            stamp: str, warnings: list[str], fields: dict, pool=None) -> str | None:
     """``target`` if the model may name it in a ``replaces`` of a ``kind`` entry saying
     ``content``, else None (a warning says why; ``fields["may_replace"]`` set when an entry
     not shown says it more closely: the person is asked about both)."""
@@ -155,7 +155,8 @@ def _target(target: str, kind: str, content: str, known_ids: set[str], shown, re
                         f"{old.get('type')}; kept as a new entry")
         return None
     if old is not None and shown is not None \
-            and (closer := look_alike(old, content, shown, resolution, stamp)) is not None:
+            and (closer := look_alike(old, content, shown, resolution, stamp,
+                                      pool)) is not None:
         warnings.append(f"dropped replaces={target}: {closer['id']}, not shown to the model, "
                         "names what it says more closely (the named one is a look-alike); "
                         "kept as a new entry for review (`zettelclaw review`)")

@@ -58,6 +58,9 @@ class Extractor:
         hidden = getattr(resolution, "hidden_subjects", None)  # another person's (_persons)
         if hidden:
             records = [(slug, record) for slug, record in records if slug not in hidden]
+        own = getattr(resolution, "own_subjects", None)  # a person who is not the owner
+        if own is not None:
+            records = [(slug, record) for slug, record in records if slug in own]
         return choose(transcript, resolution, records, stamp, messages)
 
     def user_turn(self, transcript: str, *, part: int = 1, parts: int = 1,
@@ -222,6 +225,13 @@ class _PersonsView:
             if e.get("subject"):
                 (own if person_of(e) == person else theirs).add(e["subject"])
         self.hidden_subjects = theirs - own
+        # a person who is not the owner is shown no subject but those her own entries name:
+        # the registry is the owner's, and which of its subjects are someone else's cannot be
+        # told from the log as it stood then (her conversation swept late, before the owner's
+        # entries of it) nor after the owner forgot or purged them
+        from ..people import OWNER
+
+        self.own_subjects = None if person == OWNER else frozenset(own)
 
 
 def _persons(resolution, person: str):

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import orjson
 
-from ..people import AGENT, OWNER, SYSTEM, UNTRUSTED, is_network_tool
+from ..people import AGENT, OWNER, SYSTEM, UNTRUSTED, local_tools, taints
 from ..private import PrivateSpans, hide_spans
 from .clean import _HIDDEN_TURN_TOOLS, clean_text, content_text
 from .shapes import ASSISTANT, USER, Message, Segment
@@ -33,6 +33,7 @@ class _Segmenter:
         self.index = 0
         self.position = 0
         self.private = PrivateSpans()  # the session's <private> spans, hidden everywhere in it
+        self.local: frozenset[str] | None = None  # tools whose results do not taint (read once)
         self._reset_segment()
 
     def _reset_segment(self) -> None:
@@ -100,8 +101,10 @@ class _Segmenter:
                 self.turn_origin = OWNER if said is True else UNTRUSTED if said is False \
                     else None
             self.tainted = False
-        elif _network_sourced(role, message):
-            self.tainted = True
+        elif role in ("toolResult", "custom") and not self.tainted:
+            if self.local is None:
+                self.local = local_tools()
+            self.tainted = _taints(role, message, self.local)
 
     def _origin(self, role, message: dict) -> str | None:
         """Where a kept message's words came from (None: the transcript does not say)."""
@@ -156,20 +159,26 @@ class _Segmenter:
         return kept
 
 
-def _network_sourced(role, message: dict) -> bool:
-    """Whether a message brings a network tool's result: its own toolResult, or the one it
-    gave through Tool Search (on by default in 2026.9): that toolResult is ``tool_call``'s,
-    ``details.tool.name`` naming the tool that ran (so does the ``custom`` record
-    ``openclaw.nested-tool.v1`` before it, ``details.toolName``)."""
+def _taints(role, message: dict, local: frozenset[str]) -> bool:
+    """Whether a message brings a tool's result that taints the rest of the turn: every tool's
+    but those known to read only the person's own machine (``local``,
+    :func:`zettelclaw.people.taints`), and any OpenClaw marks ``networkSourced``. Through
+    Tool Search (on by default in 2026.9) the toolResult is ``tool_call``'s, and
+    ``details.tool.name`` names the tool that ran (so does the ``custom`` record
+    ``openclaw.nested-tool.v1`` before it, ``details.toolName``): a ``tool_call`` whose result
+    does not say which tool ran taints."""
     details = message.get("details")
     details = details if isinstance(details, dict) else {}
     if role == "toolResult":
+        if _openclaw(message).get("networkSourced") is True:
+            return True
+        name = message.get("toolName")
         tool = details.get("tool")
-        return (is_network_tool(message.get("toolName"))
-                or _openclaw(message).get("networkSourced") is True
-                or isinstance(tool, dict) and is_network_tool(tool.get("name")))
-    if role == "custom" and message.get("customType") == "openclaw.nested-tool.v1":
-        return is_network_tool(details.get("toolName"))
+        if isinstance(name, str) and name.strip().lower() == "tool_call":
+            name = tool.get("name") if isinstance(tool, dict) else None
+        return taints(name, local)
+    if message.get("customType") == "openclaw.nested-tool.v1":
+        return taints(details.get("toolName"), local)
     return False
 
 
