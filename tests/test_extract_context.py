@@ -410,3 +410,53 @@ def test_a_done_said_this_week_among_other_projects_look_alikes_reaches_its_task
     asked = listed.stderr.split("Updating the login page is done.")[1]
     assert "may close one of these (if so: zettelclaw review close ID" in asked
     assert target["id"] in asked and all(e["id"] in asked for e in alike)
+
+
+@pytest.mark.parametrize("slug", ["v2-api", "team-2027"])
+def test_a_subject_whose_name_holds_a_digit_is_named_by_the_message_that_tags_it(slug):
+    """"The #v2-api login page update is done" names v2-api as plainly as #atlas-billing
+    would: of the look-alikes it may close, that subject's comes first, among those the
+    message names (issue 40, point 2)."""
+    from zettelclaw.extract.context import _alikes
+
+    def task(subject: str, day: int) -> dict:
+        return make_entry("task", f"We need to update the login page for {subject}.", "s0",
+                          subject=subject, status="open",
+                          timestamp=_stamp(TODAY - timedelta(days=day)))
+
+    reachable = [task(slug, 30), *(task(f"{name}-portal", 9 - n)
+                                   for n, name in enumerate(TOPICS[:8]))]
+    found = _alikes(f"The #{slug} login page update is done.", reachable,
+                    frozenset(e["subject"] for e in reachable), set())
+    assert found[0] == (True, reachable[0])
+    assert all(not named for named, _ in found[1:])
+
+
+_SHOWN_UNDER_A_SEED = """
+import json, random
+from zettelclaw.rank.collection import rank_entries
+random.seed(5)
+vocab = ["login", "page", "update", "cron", "job", "staging", "renew", "invoice", "tables",
+         "migrate", "boiler", "flat", "heating", "api", "deploy", "friday", "report", "budget",
+         "falcon", "garden"]
+entries = [{"id": f"e{i:011d}", "type": "task", "timestamp": "2026-11-01T00:00:00Z",
+            "content": " ".join(random.sample(vocab, random.randint(2, 6)))} for i in range(60)]
+print(json.dumps([[e["id"] for e in rank_entries(
+    " ".join(random.sample(vocab, random.randint(3, 8))), entries, 8)] for _ in range(30)]))
+"""
+
+
+def test_the_entries_chosen_for_a_conversation_are_the_same_whatever_the_hash_seed(tmp_path):
+    """Python's hash seed changes the order of a set, and a float sum taken in another order
+    may turn a near-tie over: the entries shown to the model must not change with it (issue
+    40, point 2). Sixty look-alike tasks of twenty words, thirty messages."""
+    import os
+    import subprocess
+    import sys
+
+    shown = set()
+    for seed in range(6):
+        run = subprocess.run([sys.executable, "-c", _SHOWN_UNDER_A_SEED], capture_output=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(seed)}, check=True)
+        shown.add(run.stdout)
+    assert len(shown) == 1

@@ -210,9 +210,10 @@ def _alikes(text: str, reachable: list[dict], filed: frozenset[str], touched: se
     Each with whether its subject is named (by the message or the conversation): those
     come before any other's, every message's, as the one their subject picks is linked, the
     others' asked about."""
-    from ..corrections import body_words, filed_under, naming_words
+    from ..corrections import body_words, filed_under
+    from ..rank import terms
 
-    words = naming_words(text)
+    words = set(terms(text))  # (with the words holding a digit: #v2-api, #team-2027)
     named = {slug for slug in filed
              if any(set(stems) <= words for stems in _slug_stems(slug, None))}
     said = body_words(text, tuple(sorted(named)))

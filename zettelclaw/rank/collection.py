@@ -63,13 +63,15 @@ def rank_entries(text: str, entries: list[dict], limit: int) -> list[dict]:
     stats.finish(stats.df)
     # a shortlist by the idf of the stems each holds (k1 + 1 times it bounds the exact score),
     # then BM25F on it alone: the whole of a year's log may share a word with the transcript
-    bound = [(sum(stats.idf[t] for t in held), order) for order, (*_, held)
+    # (each sum in the stems' sorted order: a set's order changes with the hash seed, and a
+    # float sum with its order, which turned near-ties over from one run to the next)
+    bound = [(sum(stats.idf[t] for t in sorted(held)), order) for order, (*_, held)
              in enumerate(matched)]
     bound.sort(reverse=True)
     scored = []
     for _, order in bound[:SHORTLIST]:
         entry, counts, lengths, held = matched[order]
-        score = bm25f(counts, lengths, stats, list(held))  # (a sum: in any order)
+        score = bm25f(counts, lengths, stats, sorted(held))
         if score > 0:
             scored.append((score, order, entry, None))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
