@@ -239,3 +239,32 @@ def test_a_look_alike_closed_by_a_later_conversation_leaves_the_other_asked_abou
     assert cli("forget", done["id"], "--yes").exit_code == 0
     assert "link to confirm" not in cli("review").stderr
     assert "link to confirm" not in cli("brief", "--no-llm", "--print").stdout
+
+
+def test_the_briefing_marks_the_newest_three_asks_and_folds_the_old_ones_into_a_count(cli,
+                                                                                      log_dir):
+    """Seven dones kept apart, each between two look-alike tasks: five said this week, two
+    a month ago. The briefing marks the tasks of the newest three alone, counts the other
+    two of this week, and folds the old two into a count of their own (issue 40: asks do
+    not pile up); review still lists all seven."""
+    lines, marked, unmarked = [], [], []
+    for n, age in enumerate((1, 2, 3, 4, 5, 20, 25)):
+        pair = [entry(f"ask{n}task{side}00"[:12], "task", f"Renew the {word} cron job {n}",
+                      age + 1, f"proj-{n}-{side}")
+                for side, word in ((0, "nightly"), (1, "staging"))]
+        done = entry(f"ask{n}done0000"[:12], "task", f"That cron job thing {n} is done.", age,
+                     status="done", may_replace=[e["id"] for e in pair])
+        lines += [*pair, done]
+        (marked if n < 3 else unmarked).extend(e["content"] for e in pair)
+    write_log(log_dir, lines)
+    brief = cli("brief", "--no-llm", "--print").stdout
+    assert "5 links to confirm" in brief
+    assert "2 older links to confirm, no longer marked" in brief
+    pending = brief.split("## Pending")[1].split("\n\n")[0].splitlines()
+    for content in marked:
+        line = next(x for x in pending if content in x)
+        assert line.endswith(" — maybe done: `zettelclaw review`"), line
+    for content in unmarked:
+        line = next(x for x in pending if content in x)
+        assert "maybe done" not in line, line
+    assert "7 links to confirm" in cli("review").stderr

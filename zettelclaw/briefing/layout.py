@@ -77,9 +77,11 @@ def fit(sizes: list[int], max_lines: int) -> list[int]:
     return kept
 
 
-def quiet_line(quiet: dict[str, int], days: int, unsure: int = 0) -> str | None:
+def quiet_line(quiet: dict[str, int], days: int, unsure: int = 0, folded: int = 0
+               ) -> str | None:
     """The one line that counts the open loops untouched for more than ``days`` days, and
-    the links extraction was not sure of (``unsure``: `zettelclaw review` lists them)."""
+    the links extraction was not sure of (``unsure``: `zettelclaw review` lists them; and
+    ``folded``, those older than ``briefing.foldAsksAfter`` days, counted apart)."""
     parts = [count(quiet[key], noun) for key, _, noun in SECTIONS if quiet.get(key)]
     said = []
     if parts:
@@ -88,6 +90,9 @@ def quiet_line(quiet: dict[str, int], days: int, unsure: int = 0) -> str | None:
     if unsure:
         said.append(f"{count(unsure, 'link')} to confirm: a close or correction the "
                     "conversation left unsure (`zettelclaw review`).")
+    if folded:
+        said.append(f"{count(folded, 'older link')} to confirm, no longer marked "
+                    "(`zettelclaw review` still lists them).")
     return " ".join(said) or None
 
 

@@ -73,7 +73,8 @@ def build(options: Options, log_path: Path | None = None) -> Result:
         judgement = judge_new(snapshot, options, set(records), flags)
     snapshot.sections["contradictions"] = [p.line() for p in flags]
     rendered = render(snapshot.sections, options.max_lines, search_hints(snapshot),
-                      quiet_line(snapshot.quiet, options.quiet_after, snapshot.unsure))
+                      quiet_line(snapshot.quiet, options.quiet_after, snapshot.unsure,
+                                 snapshot.folded))
     after = splice(before, rendered.block)
     return Result(rendered.block, memory, before, after, rendered, notes, judgement.warnings,
                   judgement.judged, judgement.flagged, snapshot.replaced,
@@ -97,16 +98,17 @@ def _snapshot(options: Options, log_path: Path | None):
 
 
 UNSURE_NOTES = {"pending": "maybe done", "questions": "maybe answered"}
+MARKED_ASKS = 3  # the briefing marks the loops of at most this many links to confirm a night
 
 
-def _mark_unsure(snapshot, links: int, asked: set[str]) -> None:
-    """The count of links to confirm, for the quiet line; and a mark on each Pending or Open
-    Questions line that one of them may close ("... — maybe done: `zettelclaw review`"): a
-    person said something is done, nothing told which, and the briefing does not list it as
-    surely open."""
+def _mark_unsure(snapshot, links: int, folded: int, asked: set[str]) -> None:
+    """The count of links to confirm, for the quiet line (and of those folded); and a mark on
+    each Pending or Open Questions line that one of the newest MARKED_ASKS may close ("... —
+    maybe done: `zettelclaw review`"): a person said something is done, nothing told which,
+    and the briefing does not list it as surely open."""
     from .sections import Shown
 
-    snapshot.unsure = links
+    snapshot.unsure, snapshot.folded = links, folded
     for key, note in UNSURE_NOTES.items():
         shown = snapshot.sections.get(key)
         if not asked or not isinstance(shown, Shown):
@@ -125,7 +127,7 @@ def _read_shown(snapshot, options: Options) -> None:
     from .layout import SECTIONS, fit, sizes
 
     sections = snapshot.sections
-    quiet = quiet_line(snapshot.quiet, options.quiet_after, snapshot.unsure)
+    quiet = quiet_line(snapshot.quiet, options.quiet_after, snapshot.unsure, snapshot.folded)
     room = options.max_lines - (2 if quiet is not None and options.max_lines >= 3 else 0)
     keep = fit(sizes(sections), room)
     for (key, _, _), n in zip(SECTIONS, keep, strict=True):
@@ -133,22 +135,26 @@ def _read_shown(snapshot, options: Options) -> None:
 
 
 def _unsure(snapshot, options: Options, log_path: Path | None = None
-            ) -> tuple[int, set[str]]:
+            ) -> tuple[int, int, set[str]]:
     """The links to confirm (`zettelclaw review`, :meth:`zettelclaw.review.Loops.unsure`):
     how many of the briefed agent's current entries have a ``may_replace`` that may still
-    close an entry (:func:`zettelclaw.review.still_asked`), and the ids those may close. The
-    lines holding the field, or the review's session, alone are read
-    (:meth:`~zettelclaw.log.Log.located`'s needle)."""
+    close an entry (:func:`zettelclaw.review.still_asked`), said within the last
+    ``foldAsksAfter`` days; how many older (folded: counted, no longer marked); and the ids the
+    newest MARKED_ASKS of the others may close. The lines holding the field, or the review's
+    session, alone are read (:meth:`~zettelclaw.log.Log.located`'s needle)."""
+    from ..clock import format_ts, sort_key
     from ..corrections import asked_of
     from ..log import Log
     from ..review import SESSION, answers, still_asked
 
     log = Log(log_path, warn=False)
     if not log.exists():
-        return 0, set()
+        return 0, 0, set()
+    fold_key = sort_key(format_ts(snapshot.cutoff(options.fold_asks_after)))
     left = snapshot.replaced | snapshot.gone
     by_review = answers(entry for _, entry in log.located(needle=f'"{SESSION}"'.encode()))
-    found, asked = 0, set()
+    found: list[tuple[str, list[str]]] = []
+    folded = 0
     for _, entry in log.located(needle=b'"may_replace"'):
         if options.agent is not None \
                 and (entry.get("agent") or options.default_agent) != options.agent:
@@ -158,10 +164,16 @@ def _unsure(snapshot, options: Options, log_path: Path | None = None
             continue
         still = still_asked(ids, by_review=by_review, replaced=snapshot.replaced.__contains__,
                             gone=snapshot.gone.__contains__)
-        if still:
-            found += 1
-            asked.update(still)
-    return found, asked
+        if not still:
+            continue
+        said = sort_key(entry.get("timestamp"))
+        if said < fold_key:
+            folded += 1
+        else:
+            found.append((said, still))
+    found.sort(key=lambda pair: pair[0], reverse=True)
+    asked = {i for _, still in found[:MARKED_ASKS] for i in still}
+    return len(found), folded, asked
 
 
 def agents_with_entries(log_path: Path | None = None) -> list[str]:

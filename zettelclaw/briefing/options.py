@@ -10,7 +10,7 @@ from datetime import datetime
 from ..errors import UsageError, ZettelclawError
 
 DEFAULTS = {"activeWindow": 14, "decisionWindow": 7, "staleThreshold": 30, "quietAfter": 30,
-            "maxLines": 80}
+            "maxLines": 80, "foldAsksAfter": 14}
 MAX_DAYS = 36500  # a window (or a line count) beyond a century is a typo, and overflows dates
 
 
@@ -21,6 +21,8 @@ class Options:
     stale_threshold: int = DEFAULTS["staleThreshold"]
     quiet_after: int = DEFAULTS["quietAfter"]
     max_lines: int = DEFAULTS["maxLines"]
+    # a link to confirm older than this many days is folded into one counted line
+    fold_asks_after: int = DEFAULTS["foldAsksAfter"]
     model: str | None = None
     use_model: bool = True
     now: datetime | None = None  # None: the real time; given: replay, later entries ignored
@@ -41,7 +43,7 @@ class Options:
         values = {}
         for key, attr in (("activeWindow", "active_window"), ("decisionWindow", "decision_window"),
                           ("staleThreshold", "stale_threshold"), ("quietAfter", "quiet_after"),
-                          ("maxLines", "max_lines")):
+                          ("maxLines", "max_lines"), ("foldAsksAfter", "fold_asks_after")):
             flag = flags.pop(attr, None)
             if flag is not None:
                 if not 1 <= flag <= MAX_DAYS:
