@@ -460,3 +460,36 @@ def test_the_entries_chosen_for_a_conversation_are_the_same_whatever_the_hash_se
                              env={**os.environ, "PYTHONHASHSEED": str(seed)}, check=True)
         shown.add(run.stdout)
     assert len(shown) == 1
+
+
+def test_a_close_said_by_the_assistant_and_confirmed_by_the_person_reaches_its_task(
+        cli, home, fake_anthropic, log_dir):
+    """"Can you deal with that other thing?" / "Sorted: I paid the vendor invoice of the
+    print shop." / "perfect": the person's lines name nothing, the assistant's line in the
+    owner's turn names the task, said forty days ago among sixty newer look-alikes of other
+    projects, in a long conversation about their numbers (issue 40, point 3)."""
+    old = make_entry("task", "We need to pay the vendor invoice for the print shop of Atlas "
+                             "Billing.", "s0", subject="atlas-billing", status="open",
+                     timestamp=_stamp(TODAY - timedelta(days=40)))
+    alike = [make_entry("task", f"We need to pay the vendor invoice for Kestrel Portal {n}.",
+                        f"a{n}", subject=f"kestrel-portal-{n}", status="open",
+                        timestamp=_stamp(TODAY - timedelta(days=30) + timedelta(hours=n)))
+             for n in range(60)]
+    busy = _busy_subjects(200, TODAY - timedelta(days=39))
+    write_log(log_dir, [old, *busy, *alike])
+    turns = []
+    for n in range(1, 20, 2):
+        turns += [("user", f"The {OBJECTS[n % len(OBJECTS)]} for Kestrel Portal {n} holds "
+                           f"{n + 1} items now."), ("assistant", "Noted.")]
+    turns[8:8] = [("user", "Can you deal with that other thing I mentioned?"),
+                  ("assistant", "Sorted: I paid the vendor invoice of the print shop."),
+                  ("user", "perfect"), ("assistant", "Anything else?")]
+    home.jsonl_session("main", SID, turns, key="agent:main:main", start=TODAY)
+    fake_anthropic.entries(
+        {"type": "task", "content": "Paid the vendor invoice of the print shop.",
+         "status": "done", "replaces": "{{id-of:print shop}}"},
+        {"type": "handoff", "content": "Invoice paid"})
+    _extract_shown(cli, fake_anthropic, old)
+    open_ids = {e["id"] for e in cli.lines("search", "--type", "task", "--status", "open",
+                                           "--json")}
+    assert old["id"] not in open_ids

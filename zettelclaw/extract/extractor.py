@@ -109,7 +109,7 @@ class Extractor:
         origin found by code from the messages (:mod:`.origin`); ``foreign_subjects``: slugs
         only other agents' entries name, never shown to the model. Raises ModelError."""
         from ..resolve import Resolution
-        from ..transcripts import USER, chunk_messages, render
+        from ..transcripts import chunk_messages, render
         from .origin import Origins, settle
 
         messages = settle(segment.messages, person)
@@ -117,7 +117,7 @@ class Extractor:
         chunks = chunk_messages(messages, self.chunk_chars)
         stamp = timestamp or segment_time(segment)
         shown = self.shown_for(render(messages), _persons(as_of or Resolution([]), person),
-                               stamp, [m.text for m in messages if m.role == USER],
+                               stamp, [m.text for m in messages if _chooses(m)],
                                foreign_subjects)
         usage = Usage()
         entries: list[dict] = []
@@ -203,6 +203,17 @@ class Extractor:
 
     def _release(self, session_id: str, token: str) -> None:
         bookkeeping.release(session_id, token)
+
+
+def _chooses(message) -> bool:
+    """Whether a message's own words choose entries to show the model (:mod:`.context`): the
+    person's, and the assistant's in the person's own turns (a close said by the assistant
+    and confirmed by the person, "Sorted the invoice for you." / "perfect", names the task in
+    the assistant's line alone); not words a web page or another person brought."""
+    from ..people import AGENT
+    from ..transcripts import ASSISTANT, USER
+
+    return message.role == USER or (message.role == ASSISTANT and message.origin == AGENT)
 
 
 def extract_session(session_id: str, **kwargs) -> Result:
