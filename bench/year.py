@@ -168,6 +168,8 @@ class Run:
         self.openclaw = OpenClawHome(self.state_dir)
         self.env = self.environment(self.home, self.workspace)
         self.live: Path | None = None  # the key's current transcript, rotated by the next /new
+        self.live_session: str | None = None
+        self.hooked = 0  # conversations the /new hook extracted since the last night
         self.entry_of: dict[int, str | None] = {}  # statement n -> its entry id
         self.key_of: dict[str, tuple] = {}  # entry id -> (key, value) of its statement
         self.follow_ups: list[dict] = []
@@ -197,17 +199,25 @@ class Run:
     # -- the day --------------------------------------------------------------------------
 
     def converse(self, day: int) -> None:
-        """The day's conversations, each a new sessionId (``/new``) of the main key."""
+        """The day's conversations, each a new sessionId (``/new``) of the main key. At each
+        ``/new`` the plugin's ``before_reset`` hook extracts the conversation it ends, with its
+        session key (a 2026.2 transcript that /new rotated has no key in the session store
+        any more, and a transcript whose key nobody recorded is nobody's: docs/people.md);
+        the night's sweep catches the day's last one."""
         for conversation in self.year.days[day - 1]:
             if self.live is not None:  # /new renames the last transcript .reset.<time>
                 rotated = conversation.start.strftime("%Y-%m-%dT%H-%M-%S.000Z")
+                self.run(["extract", "--session-id", self.live_session, "--agent", AGENT,
+                          "--session-key", KEY, "--reason", "before_reset"],
+                         stamp(conversation.start))
+                self.hooked += 1
                 os.rename(self.live, self.live.with_name(f"{self.live.name}.reset.{rotated}"))
             path = self.openclaw.jsonl_session(AGENT, conversation.session, conversation.turns,
                                                key=KEY, start=conversation.start, step=STEP)
             store = json.loads((path.parent / "sessions.json").read_text())
             ended = store[KEY]["updatedAt"] / 1000
             os.utime(path, (ended, ended))  # the file time agrees with the simulated clock
-            self.live = path
+            self.live, self.live_session = path, conversation.session
 
     def run(self, argv: list[str], now: str) -> tuple[subprocess.CompletedProcess, float, float]:
         """A zettelclaw command at ``now``: (the process, wall seconds, CPU seconds)."""
@@ -231,8 +241,6 @@ class Run:
         days = range(self.swept + 1, day + 1)
         self.swept = day
         point = day in CHECKPOINTS or day == self.days
-        self.model.measures.clear()
-        self.model.known.clear()
         sweep, sweep_wall, sweep_cpu = self.run(["sweep", "-j", "1", "--json"], now)
         extraction = [m for m in self.model.measures if m.kind == "extraction"]
         nothing = subprocess.CompletedProcess([], 0, "", ""), 0.0, 0.0
@@ -255,9 +263,11 @@ class Run:
             summary = json.loads(sweep.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
             summary = {}
+        extracted = summary.get("extracted")
         record = {"day": day, "conversations": sum(len(self.year.days[d - 1]) for d in days),
                   "sweep": {"wall": sweep_wall, "cpu": sweep_cpu,
-                            "extracted": summary.get("extracted"),
+                            # (the /new hook's extractions of the day and the sweep's)
+                            "extracted": None if extracted is None else extracted + self.hooked,
                             "requests": len(extraction)},
                   "brief": {"wall": brief_wall, "ok": brief.returncode == 0,
                             "judged_requests": len(judged)},
@@ -267,6 +277,9 @@ class Run:
         self.nights.append(record)
         if point:
             self.checkpoints[day] = self.checkpoint(day, now, log, block, record)
+        self.model.measures.clear()  # (what the model was asked since the last night)
+        self.model.known.clear()
+        self.hooked = 0
 
     def settle(self, day: int, log: Log, extraction: list) -> None:
         """Tonight's statements matched to their entries; follow-ups judged."""

@@ -269,14 +269,16 @@ def test_a_question_closes_by_a_decision_not_by_a_task_and_a_question_hides_no_f
 def test_the_system_prompt_is_byte_identical_for_two_conversations_of_one_night(
         cli, home, fake_anthropic, log_dir):
     cli("subjects", "add", "auth-migration")
+    # (each extracted while the main session's key is still its: a transcript whose key is
+    # gone, and was never recorded, is not known to be the owner's)
     _conversation(home, SID, "The Whisper STT latency is 300 ms now.",
                   when=TODAY - timedelta(hours=3))
-    _conversation(home, SID_2, "For the auth migration, retries go through a queue.")
     fake_anthropic.entries({"type": "fact", "content": "Whisper STT latency is 300 ms",
                             "subject": "whisper-stt"},
                            {"type": "handoff", "content": "latency"})
-    fake_anthropic.entries({"type": "handoff", "content": "retries"})
     assert cli("extract", "--session-id", SID).exit_code == 0
+    _conversation(home, SID_2, "For the auth migration, retries go through a queue.")
+    fake_anthropic.entries({"type": "handoff", "content": "retries"})
     assert cli("extract", "--session-id", SID_2).exit_code == 0
     first, second = fake_anthropic.message_requests
     assert first.body["system"] == second.body["system"]  # byte for byte: cached

@@ -24,10 +24,12 @@ def _session(home, sid, text, day):
 def test_the_same_fact_restated_in_a_second_session_is_stored_once(cli, home, fake_anthropic,
                                                                    log_dir):
     fact = {"type": "fact", "content": "Max owns the canary deploy", "subject": "max"}
+    # (each extracted while the main session's key is still its: a transcript whose key is
+    # gone, and was never recorded, is not known to be the owner's)
     _session(home, SID_1, "Max owns the canary.", 20)
-    _session(home, SID_2, "Remember, Max owns the canary.", 21)
     fake_anthropic.entries(fact, {"type": "handoff", "content": "Canary is Max's"})
     assert "appended 2 entries from" in cli("extract", "--session-id", SID_1).stderr
+    _session(home, SID_2, "Remember, Max owns the canary.", 21)
     fake_anthropic.entries({**fact, "content": "max owns the canary deploy."},
                            {**fact, "content": "Max owns the canary deploy"},
                            {"type": "task", "content": "Ask Max for a date"},

@@ -106,7 +106,10 @@ def last_handoff(path, agents: frozenset[str] | None = None, default: str = "mai
     import os
 
     from .fsutil import open_read
+    from .people import NOBODY, UNKNOWN
 
+    if person in (NOBODY, UNKNOWN):  # a session not known to be anyone's: no handoff
+        return None
     path = os.fspath(path)
     try:
         fh = open_read(path)

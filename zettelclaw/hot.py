@@ -263,7 +263,7 @@ def _search_words(words: str, opts: dict[str, str], agents: list[str],
 def _person(opts: dict[str, str]) -> str | None:
     """Whose session asks (``--session-key``), None for the terminal (every person's)."""
     key = opts.get("session_key")
-    if not key:
+    if key is None:
         return None
     from .people import person_of_key
 

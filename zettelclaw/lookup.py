@@ -48,10 +48,10 @@ def get(target: str, *, history: bool = False, start: int | None = None,
     session is refused. With ``session_key`` (the session asking: ``memory_get``), only its
     person's (:mod:`zettelclaw.people`): another person's entry is not found, their session
     and (for anyone but the owner) MEMORY.md and memory/ are refused."""
-    from .people import OWNER, person_of_key
+    from .people import OWNER, person_asking
 
     target = target.strip()
-    agent = _Scope(agent, person_of_key(session_key) if session_key else None)
+    agent = _Scope(agent, person_asking(session_key))
     if transcript:
         if history:
             raise UsageError("--transcript and --history do not go together")
@@ -65,7 +65,7 @@ def get(target: str, *, history: bool = False, start: int | None = None,
     if ID_LIKE_RE.match(target):  # an id that is not there, as forget and review say it
         raise no_entry(target)
     if agent.person not in (None, OWNER):
-        raise UsageError(f"refused: {target} is the owner's memory, not {agent.person}'s")
+        raise UsageError(f"refused: {target} is the owner's memory, not this session's")
     from . import memoryfiles
 
     return "file", memoryfiles.read(target, start, count)
@@ -198,9 +198,11 @@ def _read(session_id: str, scope: _Scope | None):
         raise UsageError(f"refused: session {session_id} belongs to agent {ref.agent_id}, "
                          f"not to {scope.describe()}")
     if scope.person is not None:
-        from .people import person_of_key
+        from .people import NOBODY, person_of_session
+        from .statefile import known_key
 
-        if person_of_key(ref.session_key) != scope.person:
+        if scope.person == NOBODY or person_of_session(
+                known_key(ref.session_id, ref.session_key)) != scope.person:
             raise UsageError(f"refused: session {session_id} is another person's "
                              "conversation")
     return ref, transcripts.read_segments(ref)

@@ -195,6 +195,10 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
 
     if not isinstance(message, str):
         return []
+    from .people import NOBODY, UNKNOWN
+
+    if person in (NOBODY, UNKNOWN):  # a session not known to be anyone's: nothing
+        return []
     from .private import strip_private
 
     message = strip_private(message)[:MAX_QUERY_CHARS]  # private words neither rank nor show

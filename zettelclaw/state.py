@@ -9,8 +9,8 @@ agent, "every main session of this agent last updated at or before it was extrac
 (or waits in ``failedSessions``, or is history left for ``import``), set by a whole sweep
 (:func:`zettelclaw.sweep.sweep`). A record of ``extractedSessions`` is pruned after 30 days only
 once its agent's ``sweptUpTo`` covers it (before that, once covered, it keeps only its time,
-cursor and agent): pruning never makes an old session look new, and a sweep skips a session
-so covered without opening its transcript. Every other section has its own rule:
+cursor, agent and session key): pruning never makes an old session look new, and a sweep
+skips a session so covered without opening its transcript. Every other section has its own rule:
 ``failedSessions`` 30 days, ``claims`` with their process, ``pending`` with its append,
 ``waitingForKey`` with the sessions taken, judged ``contradictions`` with their entries.
 """
@@ -30,7 +30,9 @@ from .errors import ZettelclawError
 from .fsutil import atomic_write, dir_lock, read_bytes
 
 PRUNE_AFTER_DAYS = 30
-KEPT = ("at", "cursor", "agent")  # of a record sweptUpTo covers (its counts are in usage)
+# of a record sweptUpTo covers (its counts are in usage; its key says whose it was, when
+# OpenClaw's store no longer does: statefile.known_key)
+KEPT = ("at", "cursor", "agent", "key")
 SWEPT = "sweptUpTo"
 
 

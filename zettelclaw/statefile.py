@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 
 from . import paths
+from .errors import ZettelclawError
 
 BOM = b"\xef\xbb\xbf"
 
@@ -53,6 +54,24 @@ def _model_shape(data: dict) -> bool:
         if not isinstance(table, dict) or not all(type(v) is dict for v in table.values()):
             return False
     return True
+
+
+def known_key(session_id: str, key: str | None) -> str | None:
+    """A session's key: ``key`` (what OpenClaw's session store says), else the one state.json
+    recorded when the session was extracted or failed (a 2026.2 transcript that ``/new``
+    rotated is no longer in the store), else None: not known."""
+    if key is not None:
+        return key
+    try:
+        data = load()
+    except (OSError, ValueError, ZettelclawError):
+        return None
+    for name in ("extractedSessions", "failedSessions"):
+        record = section(data, name).get(session_id)
+        recorded = record.get("key") if isinstance(record, dict) else None
+        if isinstance(recorded, str) and recorded.strip():
+            return recorded
+    return None
 
 
 def section(data: dict, name: str) -> dict:

@@ -1,7 +1,8 @@
 """Issue 33 on a real OpenClaw 2026.9.6 gateway, offline: with ``session.dmScope:
 per-channel-peer``, the owner talks in the main session and a neighbour in her own direct
 session (``agent:main:telegram:direct:555``). What the next prompt of each session receives:
-the owner's handoff never reaches her session, her words never reach the owner's.
+the owner's handoff never reaches her session, her words never reach the owner's; a Telegram
+group's session gets no handoff, and its memory_search none of the owner's entries.
 
 OpenClaw's model is tests/fake_openai.py, zettelclaw's is tests/fake_anthropic.py.
 
@@ -33,6 +34,8 @@ from tests.fake_openai import FakeOpenAI, message_text
 pytestmark = pytest.mark.e2e
 
 NEIGHBOUR = "agent:main:telegram:direct:555"
+GROUP = "agent:main:telegram:group:-100123"
+GROUP_ASKS = "fig-88: what is the falcon budget?"
 OWNER_SAYS, SHE_SAYS = "plum-17", "kiwi-42"  # only in what each typed: the fake tells them apart
 
 OWNER_ENTRIES = "\n".join(json.dumps(e) for e in [
@@ -51,7 +54,9 @@ def fakes():
     anthropic = FakeAnthropic()
     anthropic.when(OWNER_SAYS, OWNER_ENTRIES)
     anthropic.when(SHE_SAYS, HER_ENTRIES)
-    openai = FakeOpenAI([{"reply": "Noted."}])
+    openai = FakeOpenAI([{"when": GROUP_ASKS, "times": 1, "tool": "memory_search",
+                          "arguments": {"query": "falcon budget"}},
+                         {"reply": "Noted."}])
     with anthropic, openai:
         yield anthropic, openai
 
@@ -109,6 +114,16 @@ def test_a_neighbours_direct_messages_and_the_owners_memory_stay_apart(oc_home, 
     before_her = _prompt(home, openai, "how big is the falcon budget?", NEIGHBOUR)
     assert "40k" not in before_her
     assert "Falcon budget set at 40k" not in before_her
+
+    # a Telegram group's session: no handoff before its prompt, and the model's memory_search
+    # there gets none of the owner's entries (issue 39)
+    seen = len(openai.chat_requests())
+    in_group = _prompt(home, openai, GROUP_ASKS, GROUP)
+    assert "40k" not in in_group and "Falcon budget" not in in_group
+    answers = [message_text(m) for body in openai.chat_requests()[seen:]
+               for m in body["messages"] if m["role"] == "tool"]
+    assert answers, "the model's memory_search was answered"
+    assert all("40k" not in a and "falcon budget" not in a.lower() for a in answers), answers
 
 
 # -- a web page's claim

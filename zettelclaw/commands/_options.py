@@ -35,11 +35,11 @@ def scope(agent: list[str] | None, session_key: str | None = None) -> dict:
     """``Query`` keywords for ``--agent`` and ``--session-key``: the agents in scope, the
     default agent, and the person asking (None: the terminal, every person's entries)."""
     from .. import paths
-    from ..people import person_of_key
+    from ..people import person_asking
 
     out = {"agents": paths.agent_scope(agent), "default_agent": paths.default_agent()}
-    if session_key:
-        out["person"] = person_of_key(session_key)
+    if session_key is not None:
+        out["person"] = person_asking(session_key)
     return out
 
 

@@ -147,7 +147,7 @@ def register(app: typer.Typer) -> None:
         from ..errors import UsageError
         from ..people import OWNER, person_of_key
 
-        if session_key and person_of_key(session_key) != OWNER:
+        if session_key is not None and person_of_key(session_key) != OWNER:
             raise UsageError("refused: only the owner confirms an untrusted entry")
         loops = _loops((ctx.obj or {}).get("agent"))
         _run(loops.plan_confirm(list(ids or [])), dry_run=dry_run, yes=yes, as_json=as_json)

@@ -123,7 +123,8 @@ def plan(session_id: str, *, agent: str, cursor: dict | None, installed, ref, me
         cursor = {"time": max(stamps)} if stamps else None
         derived = cursor is not None
     if messages is not None:
-        segments = transcripts.segments_from_messages(messages, session_id)
+        segments = transcripts.segments_from_messages(  # 2026.9's when its database is there
+            messages, session_id, says_owner=transcripts.has_database(agent))
     else:
         segments = transcripts.read_segments(ref)
     todo = after_cursor(segments, cursor)

@@ -85,6 +85,7 @@ def identify(session_id: str, *, agent: str | None, session_key: str | None, mes
     """The session's id, key, agent and transcript (``ref``; none for inline messages).
     Refuses another agent's conversation."""
     from .. import transcripts
+    from ..statefile import known_key
 
     if messages is not None:
         key = session_key or transcripts.session_key_for(session_id, agent)
@@ -94,6 +95,9 @@ def identify(session_id: str, *, agent: str | None, session_key: str | None, mes
         session_id = ref.session_id
         key = session_key or ref.session_key
         agent = agent or ref.agent_id
+    # a 2026.2 transcript that /new rotated is gone from the store: the key state.json
+    # recorded when it was extracted before (None: not known, nobody's words are the owner's)
+    key = known_key(session_id, key or None)
     keyed = agent_of_key(key)
     if agent and keyed and keyed != agent:  # another agent's conversation
         from ..errors import UsageError
@@ -147,11 +151,11 @@ def extract_each(extractor, run: Run, todo: Plan, *, ref=None, on_segment=None) 
     """Each conversation in order: the model sees the log as it stood at the conversation's
     time; its entries are committed (with the cursor past it) before the next one starts."""
     from ..corrections import Current
-    from ..people import person_of_key
+    from ..people import person_of_session
     from ..resolve import Resolution
 
     result, log_entries = run.result, todo.log_entries
-    person = person_of_key(run.key)
+    person = person_of_session(run.key)  # a lost key: UNKNOWN's, never the owner's
     known_ids = {e["id"] for e in log_entries}
     current = Current(Resolution.build(log_entries))
     for number, segment in enumerate(todo.todo, 1):

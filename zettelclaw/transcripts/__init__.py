@@ -55,6 +55,7 @@ from .scope import DEFAULT_SKIP_PREFIXES, in_scope
 from .sessions import (
     find_session,
     find_session_file,
+    has_database,
     list_sessions,
     read_segments,
     session_key_for,
@@ -66,7 +67,7 @@ __all__ = [
     "ASSISTANT", "DB_NAME", "DEFAULT_SKIP_PREFIXES", "MAX_LINE_BYTES", "MEMORY_TAG",
     "STORE_NAME", "USER", "ZETTELCLAW_TAG_PREFIX", "Message", "Segment", "SessionRef",
     "chunk_messages", "clean_text", "content_text", "find_session", "find_session_file",
-    "in_scope", "list_sessions", "open_agent_db", "read_segments", "render",
+    "has_database", "in_scope", "list_sessions", "open_agent_db", "read_segments", "render",
     "segments_from_messages", "session_key_for", "strip_inbound_metadata", "strip_own_blocks",
     "strip_runtime_context",
 ]

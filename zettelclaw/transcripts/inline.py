@@ -10,13 +10,14 @@ from .shapes import Segment
 
 
 def segments_from_messages(data: bytes | str | list | dict, session_id: str, *,
-                           after: str | None = None) -> list[Segment]:
+                           after: str | None = None, says_owner: bool = False) -> list[Segment]:
     """Segments from inline data: what ``before_reset`` hands over.
 
     ``data`` is a JSON array of message objects (``{role, content, ...}``) or of whole
     transcript events, a ``{"messages": [...]}`` hook event, or JSON Lines of either; already
     parsed lists and dicts are accepted too. Inline conversations are finished ones: every
-    segment is closed.
+    segment is closed. ``says_owner``: the messages are 2026.9's (its database is there),
+    where a user message is the owner's only when its ``senderIsOwner`` is true.
     """
     if isinstance(data, (bytes, bytearray, memoryview, str)):
         raw = bytes(data) if not isinstance(data, str) else data
@@ -31,7 +32,7 @@ def segments_from_messages(data: bytes | str | list | dict, session_id: str, *,
                 items = _items_of(whole)
     else:
         items = _items_of(data)
-    segmenter = _Segmenter(session_id, after)
+    segmenter = _Segmenter(session_id, after, says_owner=says_owner)
     for item in items:
         segmenter.feed(item)
     return segmenter.finish(closed=True)

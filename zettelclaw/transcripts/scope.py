@@ -25,7 +25,8 @@ def in_scope(session_key: str | None, skip_prefixes: Iterable[str] = DEFAULT_SKI
     Out: keys starting with a skip prefix (``cron:``, ``sub:``, ``hook:`` by default), the same
     prefixes after ``agent:<id>:`` (``agent:main:cron:...``), subagent keys
     (``agent:main:subagent:...``), group and channel sessions. A missing key (a rotated 2026.2
-    file whose store entry is gone) is given the benefit of the doubt.
+    file whose store entry is gone) is extracted, but never as the owner's: with the key
+    state.json recorded, else as nobody's (:func:`zettelclaw.people.person_of_session`).
     """
     if session_key is None:
         return True

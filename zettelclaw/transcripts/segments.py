@@ -25,9 +25,14 @@ from .times import _iso_from_ms
 class _Segmenter:
     """Turns a session's events, in order, into segments. Fed one event at a time."""
 
-    def __init__(self, session_id: str, after: str | None = None):
+    def __init__(self, session_id: str, after: str | None = None, *, says_owner: bool = False):
         self.session_id = session_id
         self.after = after
+        # 2026.9 says on every user message whether the sender is the owner: there, as in
+        # OpenClaw, only ``senderIsOwner: true`` is the owner; a 2026.2 transcript does not say,
+        # and its session decides (extract.origin.settle), unless it says so somewhere
+        self.says_owner = says_owner
+        self.saw_said = False
         self.cut: int | None = None  # position of the `after` event once seen
         self.segments: list[Segment] = []
         self.index = 0
@@ -97,9 +102,12 @@ class _Segmenter:
             if isinstance(provenance, dict) and provenance.get("kind") == "internal_system":
                 self.turn_origin = SYSTEM
             else:
-                said = _openclaw(message).get("senderIsOwner")
-                self.turn_origin = OWNER if said is True else UNTRUSTED if said is False \
-                    else None
+                marks = _openclaw(message)
+                if "senderIsOwner" in marks:
+                    self.saw_said = True
+                    self.turn_origin = OWNER if marks["senderIsOwner"] is True else UNTRUSTED
+                else:  # absent: not the owner where the transcript says it (2026.9)
+                    self.turn_origin = UNTRUSTED if self.says_owner else None
             self.tainted = False
         elif role in ("toolResult", "custom") and not self.tainted:
             if self.local is None:
@@ -144,6 +152,10 @@ class _Segmenter:
     def finish(self, *, closed: bool = False) -> list[Segment]:
         if self.messages:
             self.close(closed=closed)
+        if self.saw_said and not self.says_owner:  # a transcript that says who the owner is
+            for segment in self.segments:  # somewhere: where it does not, not the owner
+                segment.messages = [m if m.origin is not None else replace(m, origin=UNTRUSTED)
+                                    for m in segment.messages]
         if self.private:  # the same words again, before or after, in either role
             for segment in self.segments:
                 segment.messages = [replace(m, text=self.private.hide(m.text))

@@ -39,6 +39,15 @@ def _check_session_id(session_id: str) -> str:
     return session_id
 
 
+def has_database(agent: str | None) -> bool:
+    """Whether an agent's sessions are 2026.9's (its database is there): what its transcripts
+    do not say about the sender is then not the owner's."""
+    try:
+        return any((d / "agent" / DB_NAME).is_file() for _, d in _agent_dirs(agent))
+    except (OSError, UsageError):
+        return False
+
+
 def find_session(session_id: str, agent: str | None = None) -> SessionRef:
     """Where a session's transcript lives, in either layout, for one agent or any.
 

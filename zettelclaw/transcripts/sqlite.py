@@ -245,7 +245,7 @@ def _micros(moment: datetime) -> int:
 def _read_db_segments(ref: SessionRef, after: str | None) -> list[Segment]:
     conn = open_agent_db(ref.path)
     try:
-        segmenter = _Segmenter(ref.session_id, after)
+        segmenter = _Segmenter(ref.session_id, after, says_owner=True)  # 2026.9
         if _feed_live_events(conn, ref.session_id, segmenter):
             # a session no key points at any more (rolled over, deleted) has ended
             current = any(True for _ in _query(

@@ -6,7 +6,7 @@ import { frameHandoff } from "./handoff.js";
 import { hideInMessages } from "./private.js";
 import { userMessage } from "./recall.js";
 import { spawnDetached } from "./run.js";
-import { inScope, skipPrefixes } from "./scope.js";
+import { inScope, NO_SESSION_KEY, sessionKeyArg, skipPrefixes } from "./scope.js";
 
 const SWEEP_DEBOUNCE_MS = 60_000;
 
@@ -107,6 +107,8 @@ export function createHookHandlers(getSettings, {
   }
 
   async function beforePromptBuild(event = {}, ctx = {}) {
+    // a turn whose session OpenClaw does not name is nobody's: nothing is put before it
+    if (sessionKeyArg(ctx.sessionKey) === NO_SESSION_KEY) return undefined;
     if (!inScope(ctx.sessionKey, skipPrefixes(getSettings().config))) return undefined;
     const agent = agentArg(getSettings().config, agentIdFor(ctx, ctx.sessionKey));
     const session = str(ctx.sessionId) || str(ctx.sessionKey) || "";

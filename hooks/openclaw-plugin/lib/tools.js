@@ -10,6 +10,7 @@ import { withoutGenerated } from "./briefing.js";
 import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
 import { failureMessage, runCommand } from "./run.js";
+import { OWNER, personOfKey, sessionKeyArg } from "./scope.js";
 
 export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget", "memory_close"];
 export const ENTRY_TYPES = ["task", "fact", "decision", "question", "handoff"];
@@ -187,6 +188,11 @@ function text(value) {
 
 export const MAX_QUERY_CHARS = 1000; // zettelclaw.rank.MAX_QUERY_CHARS
 
+/** Whether a tool's session is the owner's (scope.js personOfKey, with OpenClaw's config). */
+function ownersSession(ctx) {
+  return personOfKey(ctx.sessionKey, ctx.config) === OWNER;
+}
+
 /** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg). */
 export function searchArgs(params = {}, agent, sessionKey) {
   const args = ["search", "--json"];
@@ -355,11 +361,12 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
+        sessionKeyArg(ctx.sessionKey));
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
-        filtered ? [] : builtinMemoryResults(builtins.search, toolCallId, params, signal, logger,
+        // OpenClaw's own MEMORY.md search is the owner's alone
+        filtered || !ownersSession(ctx) ? [] : builtinMemoryResults(builtins.search, toolCallId, params, signal, logger,
           ctx.workspaceDir),
       ]);
       if (result.code !== 0) throw new Error(failureMessage(result, "zettelclaw search"));
@@ -395,7 +402,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
+        sessionKeyArg(ctx.sessionKey));
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });
@@ -409,7 +416,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
       if (result.code !== 0) {
         const target = text(params.path);
         const isFile = !target.startsWith("session:") && /[./]/.test(target);
-        if (builtins.get && isFile) {
+        if (builtins.get && isFile && ownersSession(ctx)) {
           // 2026.2: OpenClaw's own reader knows extra memory paths zettelclaw does not
           const fallback = await builtins.get.execute(toolCallId, params, signal);
           if (fallback?.details && !fallback.details.disabled && !fallback.details.error) {
@@ -434,7 +441,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
   async function inOwnMemory(makeArgs, params, signal, command) {
     const settings = getSettings();
     const args = makeArgs(params, agentArg({}, agentIdFor(ctx, ctx.sessionKey)),
-      typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
+      sessionKeyArg(ctx.sessionKey));
     const result = await runCommand(settings, args, {
       timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
     });

@@ -132,11 +132,11 @@ test("a missing executable gives nothing and never throws", async () => {
     undefined);
 });
 
-test("no handoff in cron, subagent, hook, group or channel sessions", async () => {
+test("no handoff in cron, subagent, hook, group or channel sessions, nor without a session key", async () => {
   const { fake, api } = setup();
   const keys = [
     "cron:nightly", "agent:main:cron:abc", "agent:main:subagent:x1", "hook:1b2c",
-    "agent:main:telegram:group:-100123", "agent:main:discord:channel:42",
+    "agent:main:telegram:group:-100123", "agent:main:discord:channel:42", undefined, "", "  ",
   ];
   for (const sessionKey of keys) {
     const result = await api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
@@ -144,7 +144,7 @@ test("no handoff in cron, subagent, hook, group or channel sessions", async () =
     assert.equal(result, undefined, sessionKey);
   }
   assert.deepEqual(fake.records(), [], "not even asked");
-  for (const sessionKey of ["agent:main:main", "agent:main:telegram:direct:555", undefined]) {
+  for (const sessionKey of ["agent:main:main", "agent:main:telegram:direct:555"]) {
     const result = await api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
       { agentId: "main", sessionKey, sessionId: `id-${sessionKey}` });
     assert.ok(result?.prependContext.includes(HANDOFF), String(sessionKey));
@@ -164,11 +164,14 @@ test("extraction.skipSessionTypes in the plugin config widens what is skipped", 
   assert.ok((await build("agent:main:main")).prependContext);
 });
 
-test("same behaviour on 2026.2's context (no trace fields, no sessionKey)", async () => {
+test("same behaviour on 2026.2's context (no trace fields)", async () => {
   const { api } = setup({ version: "2026.2" });
   const result = await api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
-    { agentId: "main", sessionId: "s-1" });
+    { agentId: "main", sessionId: "s-1", sessionKey: "agent:main:main" });
   assert.ok(result.prependContext.includes(HANDOFF));
+  // a turn whose session OpenClaw does not name is nobody's: no handoff
+  assert.equal(await api.hooks.before_prompt_build({ prompt: "hi", messages: [] },
+    { agentId: "main", sessionId: "s-2" }), undefined);
 });
 
 test("a near-miss closing tag cannot end the injected block", () => {

@@ -496,3 +496,48 @@ test("memory_close refuses what is no id or no action before running anything", 
   await assert.rejects(tool.execute("c", { ids: ["zzzzzzzzzzzz"] }),
     /zettelclaw review failed: no entry with id zzzzzzzzzzzz/);
 });
+
+test("a telegram group's memory_search asks as nobody and gets no MEMORY.md from OpenClaw's builtin", async () => {
+  const calls = [];
+  const semantic = [{ path: "MEMORY.md", startLine: 2, endLine: 3, score: 0.82, snippet: "- alarm code 4711", source: "memory" }];
+  const { fake, tools } = setup({
+    version: "2026.2",
+    builtins: { search: builtinSearch(semantic, calls) },
+    behavior: { search: { stdout: "" } },
+    ctx: { config: {}, sessionKey: "agent:main:telegram:group:-100123", workspaceDir: "/ws/main" },
+  });
+  const details = parsed(await tools.memory_search.execute("c", { query: "alarm code" }));
+  assert.deepEqual(details.results, []);
+  assert.deepEqual(calls, [], "OpenClaw's MEMORY.md search is not even asked");
+  assert.deepEqual(fake.records("finished")[0].argv.slice(0, 6),
+    ["search", "--json", "--agent", "main", "--session-key", "agent:main:telegram:group:-100123"]);
+});
+
+test("a tool call without a session key asks zettelclaw as nobody's session", async () => {
+  const { fake, tools } = setup({
+    behavior: { search: { stdout: "" }, get: { code: 1, stderr: "Error: refused\n" } },
+    ctx: { agentId: "main", workspaceDir: "/ws/main" },
+  });
+  await tools.memory_search.execute("c", { query: "alarm" });
+  await assert.rejects(tools.memory_get.execute("c", { path: "MEMORY.md" }), /refused/);
+  const [search, get] = fake.records("finished");
+  assert.deepEqual(search.argv.slice(0, 6), ["search", "--json", "--agent", "main", "--session-key", "unknown"]);
+  assert.deepEqual(get.argv.slice(0, 6), ["get", "--json", "--agent", "main", "--session-key", "unknown"]);
+});
+
+test("2026.2: a group's memory_get of MEMORY.md, refused, does not fall back to OpenClaw's reader", async () => {
+  const calls = [];
+  const builtinGet = {
+    async execute(toolCallId, params) {
+      calls.push(params);
+      return { content: [{ type: "text", text: "{}" }], details: { path: params.path, text: "alarm code 4711" } };
+    },
+  };
+  const { tools } = setup({
+    version: "2026.2", builtins: { get: builtinGet },
+    behavior: { get: { code: 1, stderr: "Error: refused: MEMORY.md is the owner's memory, not this session's\n" } },
+    ctx: { config: {}, sessionKey: "agent:main:discord:channel:42", workspaceDir: "/ws/main" },
+  });
+  await assert.rejects(tools.memory_get.execute("c", { path: "MEMORY.md" }), /refused/);
+  assert.deepEqual(calls, []);
+});
