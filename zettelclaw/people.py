@@ -28,6 +28,9 @@ AGENT = "agent"
 UNTRUSTED = "untrusted"
 SYSTEM = "system"
 ORIGINS = (OWNER, AGENT, UNTRUSTED, SYSTEM)
+# whom a session that is neither the owner's nor one person's stands for: it sees no entry and
+# changes none (no entry's person is this)
+NOBODY = "(nobody)"
 # tools whose results bring words from the network (OpenClaw's own, and a browser's)
 NETWORK_TOOLS = frozenset({"web_fetch", "web_search", "browser", "x_search", "fetch",
                            "http_request"})
@@ -98,6 +101,21 @@ def person_of_key(session_key: str | None, config: dict | None = None) -> str:
             return OWNER
         return person
     return address
+
+
+def caller(session_key: str | None, sender_is_owner: bool | None = None) -> str | None:
+    """Whom a command acts for. None: the terminal (no session key, no sender said), the
+    owner's, every person's entries. A tool's call (``--session-key``, and on OpenClaw 2026.9
+    the turn's ``senderIsOwner``): the session's person (:func:`person_of_key`), except that a
+    sender OpenClaw says is not the owner is not the owner in the owner's session (the shared
+    main session with ``dmScope: main``) and a call without a session key is nobody's: where
+    it is not known to be the owner, it is not the owner."""
+    if not session_key:
+        return None if sender_is_owner is None else NOBODY
+    person = person_of_key(session_key)
+    if person == OWNER and sender_is_owner is False:
+        return NOBODY
+    return person
 
 
 def person_of(entry: dict) -> str:
