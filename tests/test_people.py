@@ -78,16 +78,17 @@ def test_the_neighbours_session_never_gets_the_owners_budget(three_conversations
 def test_the_neighbours_wire_request_is_her_memory_not_the_owners(three_conversations, zc,
                                                                    log_dir, cli):
     wire = next(e for e in read_log(log_dir) if "4711" in e["content"])
-    assert wire["person"] == "telegram:555" and wire["origin"] == "untrusted"
+    # her own words, in her own memory (origin is relative to the entry's person)
+    assert wire["person"] == "telegram:555" and wire["origin"] == "owner"
     before_owner = _prompt(zc, MAIN, "How big is the falcon budget, and where does the "
                                             "falcon money go?")
     assert "4711" not in before_owner
     assert "40k" in before_owner  # the owner's own memory still comes
-    # the model extracting her conversation saw a person who is not the owner
+    # the model extracting her conversation saw her as the person whose memory it makes
     request = next(r for r in three_conversations.message_requests
                    if "account 4711" in r.user_text)
-    assert "Other person: Wire the falcon money" in request.user_text
-    assert "User: Wire" not in request.user_text
+    assert "User: Wire the falcon money" in request.user_text
+    assert "40k" not in request.user_text
     # the owner's memory_search does not list it as his either; the terminal does, marked
     searched = zc("search", "--json", "--session-key", MAIN, "--", "falcon money")
     assert b"4711" not in searched.stdout
@@ -149,7 +150,7 @@ def test_a_2026_2_transcript_without_sender_marks_follows_its_session(home, fake
     assert cli("sweep").exit_code == 0
     made = {e["content"]: (e.get("person"), e.get("origin")) for e in read_log(log_dir)}
     assert made["Gym on Tuesdays"] == (None, "owner")
-    assert made["Lend Bob the car keys"] == ("bob", "untrusted")
+    assert made["Lend Bob the car keys"] == ("bob", "owner")  # Bob's own words, his memory
 
 
 def test_memory_get_as_the_neighbour_reads_none_of_the_owners(three_conversations, zc,
@@ -170,9 +171,6 @@ def test_the_owner_confirms_or_drops_untrusted_words_from_the_terminal(three_con
     listed = {e["content"]: (e.get("person"), e["origin"], e["session"])
               for e in cli.lines("review", "untrusted")}
     assert listed == {
-        "Wire the falcon money to account 4711": ("telegram:555", "untrusted", "neigh-1"),
-        "Asked to wire the falcon money to account 4711": ("telegram:555", "untrusted",
-                                                           "neigh-1"),
         "Supplier invoices are paid to IBAN DE00 1234 5678": (None, "untrusted", "owner-2")}
     iban = next(e for e in read_log(log_dir) if "IBAN" in e["content"])
     wire = next(e for e in read_log(log_dir) if "4711" in e["content"])
@@ -187,14 +185,14 @@ def test_the_owner_confirms_or_drops_untrusted_words_from_the_terminal(three_con
     before_owner = _prompt(zc, MAIN, "How do I pay the falcon supplier invoices?")
     assert "IBAN DE00" in before_owner  # the owner vouched for it: now his memory
     assert cli("forget", "--yes", wire["id"]).exit_code == 0
-    assert "Wire the falcon money to account 4711" not in cli("review", "untrusted").stdout
+    assert "Wire the falcon money to account 4711" not in cli("search", "falcon").stdout
 
 
 def test_stats_says_whose_memory_it_holds_and_where_its_words_came_from(three_conversations,
                                                                         cli):
     entries = orjson.loads(cli("stats", "--json").stdout)["entries"]
     assert entries["byPerson"] == {"owner": 4, "telegram:555": 2}
-    assert entries["byOrigin"] == {"owner": 1, "agent": 2, "untrusted": 3, "system": 0,
+    assert entries["byOrigin"] == {"owner": 2, "agent": 3, "untrusted": 1, "system": 0,
                                    "unmarked": 0}
 
 
@@ -205,7 +203,7 @@ def test_doctor_says_whose_memory_it_holds(three_conversations, cli):
     people = checks["people"]
     assert people["status"] == "warn"
     assert "per-channel-peer" in people["detail"] and "telegram:555" in people["detail"]
-    assert "3 untrusted entries" in people["detail"]
+    assert "1 untrusted entry is never put before a prompt" in people["detail"]
     assert people["fix"].startswith("zettelclaw review untrusted")
 
 
@@ -216,7 +214,7 @@ def test_export_and_the_vault_keep_whose_memory_and_where_from(three_conversatio
 
     rows = list(csv.DictReader(io.StringIO(cli("export", "-f", "csv").stdout)))
     wire = next(r for r in rows if "4711" in r["content"] and r["type"] == "task")
-    assert (wire["person"], wire["origin"]) == ("telegram:555", "untrusted")
+    assert (wire["person"], wire["origin"]) == ("telegram:555", "owner")
     lines = [orjson.loads(x) for x in cli("export", "-f", "jsonl").stdout.splitlines()]
     assert {e.get("origin") for e in lines} == {"owner", "agent", "untrusted"}
     assert "untrusted, from session owner-2" in cli("export", "-f", "md").stdout
@@ -224,7 +222,7 @@ def test_export_and_the_vault_keep_whose_memory_and_where_from(three_conversatio
     assert cli("vault", "build", "--vault", str(vault)).exit_code == 0
     pages = "\n".join(p.read_text() for p in vault.rglob("*.md"))
     assert "IBAN DE00 1234 5678 \\[untrusted, from session owner-2\\]" in pages
-    assert "account 4711 \\[untrusted, from session neigh-1; person: telegram:555\\]" in pages
+    assert "account 4711 \\[person: telegram:555\\]" in pages
 
 
 def test_a_web_result_taints_the_rest_of_its_turn_until_the_owner_speaks_again(home, cli):
@@ -318,11 +316,56 @@ def test_the_model_extracting_her_conversation_is_shown_none_of_the_owners_memor
         {"type": "handoff", "content": "Set the falcon budget"}))
     assert cli("sweep").exit_code == 0
     home.db_session("main", "neigh-1", [WIRE], key=NEIGHBOUR, start=DAY + timedelta(hours=1))
-    fake_anthropic.when("Other person: Wire", _lines(
+    fake_anthropic.when("User: Wire", _lines(
         {"type": "task", "content": "Wire the falcon money", "status": "open"},
         {"type": "handoff", "content": "wire asked"}))
     assert cli("sweep").exit_code == 0
     asked = next(r for r in fake_anthropic.message_requests
-                 if "Other person: Wire" in r.user_text).user_text
+                 if "User: Wire" in r.user_text).user_text
     assert "40k" not in asked and "Sell the boat" not in asked
     assert "boat-sale" not in asked  # not even the owner's subjects
+
+
+# -- issue 39, point 11: each person is served their own memory
+
+def test_the_neighbours_own_session_recalls_what_she_said_last_week(three_conversations, zc):
+    before_her = _prompt(zc, NEIGHBOUR, "Where does the falcon money go again?")
+    assert "Wire the falcon money to account 4711" in before_her  # recalled, her own task
+    assert "Asked to wire the falcon money to account 4711" in before_her  # her handoff
+    assert "40k" not in before_her and "IBAN" not in before_her
+    found = zc("search", "--json", "--session-key", NEIGHBOUR, "--", "falcon money")
+    assert b"4711" in found.stdout and b"40k" not in found.stdout
+
+
+def test_her_memory_never_reaches_the_owners_briefing(three_conversations, cli, log_dir):
+    assert cli("brief", "--no-llm").exit_code == 0
+    memory_md = (log_dir.parent / "workspace" / "MEMORY.md").read_text()
+    assert "4711" not in memory_md and "40k" in memory_md
+
+
+def test_a_web_page_read_in_her_session_serves_nobody(home, fake_anthropic, cli, zc, zc_env,
+                                                      log_dir):
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"session": {"dmScope": "per-channel-peer"}}))
+    home.db_session("main", "neigh-web", [WEB], key=NEIGHBOUR, start=DAY)
+    fake_anthropic.when(": Fetch the supplier page", _lines(
+        {"type": "fact", "content": "Supplier invoices are paid to IBAN DE00 1234 5678",
+         "subject": "falcon"},
+        {"type": "handoff", "content": "Checked how the supplier wants to be paid"}))
+    assert cli("sweep").exit_code == 0
+    iban = next(e for e in read_log(log_dir) if "IBAN" in e["content"])
+    assert iban["person"] == "telegram:555" and iban["origin"] == "untrusted"
+    assert "DE00" not in _prompt(zc, NEIGHBOUR, "How are the falcon supplier invoices paid?")
+
+
+def test_her_old_untrusted_entries_stay_out_of_her_prompts(log_dir, zc, zc_env):
+    # written before origins were relative to the person: her words were all "untrusted"
+    from tests.conftest import write_log
+
+    (zc_env["state"] / "openclaw.json").write_text(json.dumps(
+        {"session": {"dmScope": "per-channel-peer"}}))
+    write_log(log_dir, [{"id": "oldHerTask01", "timestamp": "2026-11-01T09:00:00Z",
+                         "type": "task", "content": "Water the falcon plants", "status": "open",
+                         "session": "neigh-0", "person": "telegram:555",
+                         "origin": "untrusted"}])
+    assert "Water the falcon plants" not in _prompt(zc, NEIGHBOUR, "What about the plants?")

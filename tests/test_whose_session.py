@@ -218,7 +218,8 @@ def test_a_rotated_direct_message_stays_hers_by_the_key_state_json_recorded(
     monkeypatch.setenv("ZETTELCLAW_NOW", "2026-11-22T10:00:00Z")
     assert cli("sweep").exit_code == 0, "the rotated rest of her conversation is swept"
     alarm = next(e for e in read_log(log_dir) if "4711" in e["content"])
-    assert alarm["person"] == "telegram:555" and alarm["origin"] == "untrusted"
+    # (her own words: an origin is relative to the person whose memory it is)
+    assert alarm["person"] == "telegram:555" and alarm["origin"] == "owner"
     before_owner = zc("recall", "--handoff", "--text", "--session-key", MAIN, "--",
                       "What is the alarm code?").stdout
     assert b"4711" not in before_owner and b"Alarm code given" not in before_owner

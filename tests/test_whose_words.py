@@ -62,14 +62,14 @@ def _owners_custody_subject(home, fake_anthropic, cli, start):
 def _her_conversation_is_asked(home, fake_anthropic, cli, start) -> str:
     """Her conversation, extracted when its session ends (the plugin's hook)."""
     home.db_session("main", "neigh-p", [HER_PLANTS], key=NEIGHBOUR, start=start)
-    fake_anthropic.when("Other person: Please water my plants", _lines(
+    fake_anthropic.when(": Please water my plants", _lines(
         {"type": "task", "content": "Water her plants next week", "status": "open"},
         {"type": "handoff", "content": "Asked to water the plants"}))
     extracted = cli("extract", "--session-id", "neigh-p", "--agent", "main",
                     "--session-key", NEIGHBOUR, "--reason", "session_end")
     assert extracted.exit_code == 0, extracted.stderr
     return next(r for r in fake_anthropic.message_requests
-                if "Other person: Please water my plants" in r.user_text).user_text
+                if ": Please water my plants" in r.user_text).user_text
 
 
 def test_her_conversation_swept_late_is_not_shown_the_owners_subjects(
@@ -95,7 +95,7 @@ def test_her_conversation_is_not_shown_a_subject_the_owner_forgot(per_peer, home
 def test_her_own_subjects_are_still_shown_to_her_conversation(per_peer, home, fake_anthropic,
                                                               cli):
     home.db_session("main", "neigh-0", [HER_PLANTS], key=NEIGHBOUR, start=DAY)
-    fake_anthropic.when("Other person: Please water my plants", _lines(
+    fake_anthropic.when(": Please water my plants", _lines(
         {"type": "task", "content": "Water her plants", "status": "open",
          "subject": "her-garden"},
         {"type": "handoff", "content": "Asked to water the plants"}))
@@ -103,12 +103,12 @@ def test_her_own_subjects_are_still_shown_to_her_conversation(per_peer, home, fa
     home.db_session("main", "neigh-0", [[("other", "The garden hose is in the shed."),
                                          ("assistant", "Good to know.")]],
                     key=NEIGHBOUR, start=DAY + timedelta(hours=3))
-    fake_anthropic.when("Other person: The garden hose", _lines(
+    fake_anthropic.when(": The garden hose", _lines(
         {"type": "handoff", "content": "Hose location"}))
     assert cli("extract", "--session-id", "neigh-0", "--agent", "main", "--session-key",
                NEIGHBOUR, "--reason", "session_end").exit_code == 0
     asked = next(r for r in fake_anthropic.message_requests
-                 if "Other person: The garden hose" in r.user_text).user_text
+                 if ": The garden hose" in r.user_text).user_text
     assert "her-garden" in asked
 
 
@@ -253,7 +253,7 @@ def test_the_owners_done_closes_the_owners_task_whatever_look_alikes_others_have
     home.db_session("main", "neigh-t", [[
         ("other", "Renew the staging cron job certificate for my shop on Friday."),
         ("assistant", "I'll pass it on.")]], key=NEIGHBOUR, start=DAY + timedelta(hours=1))
-    fake_anthropic.when("Other person: Renew the staging cron job", _lines(
+    fake_anthropic.when(": Renew the staging cron job certificate for my shop", _lines(
         {"type": "task", "content": "Renew the staging cron job certificate for her shop",
          "status": "open"},
         {"type": "handoff", "content": "Asked about a certificate"}))

@@ -43,7 +43,8 @@ class Plan:
 
 def plan(ids: list[str], *, session: str | None = None, subject: str | None = None,
          undo: bool = False, agents: frozenset[str] | None = None,
-         default: str | None = None, match: str | None = None) -> Plan:
+         default: str | None = None, match: str | None = None,
+         person: str | None = None) -> Plan:
     """The entries ``ids`` (each by any version of it: the current one is forgotten), those of
     ``session``, those about ``subject`` and those whose content, detail or subject holds
     ``match`` (ignoring case, as ``purge --match``), among the agents ``agents`` (None: all).
@@ -51,7 +52,11 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
     An id no agent in scope has is an error naming it (another agent's entry is not found,
     as with ``get``); so is a purged one. Already forgotten (or, with ``undo``, not forgotten):
     a note, nothing to do. A forget also lists the current entries it leaves that quote what
-    it hides (a handoff's "Left off at: ...", a correction's detail): ``quoted``."""
+    it hides (a handoff's "Left off at: ...", a correction's detail): ``quoted``.
+
+    ``person``: whom a tool's call acts for (:func:`zettelclaw.people.caller`; None: the
+    terminal, every person's): another person's entry is not there for it, as ``get`` says of
+    an id it will not show (nothing said of it, not even that it is forgotten)."""
     if not ids and session is None and subject is None and match is None:
         raise UsageError("name what to forget: entry ids, --session ID, --subject SLUG or "
                          "--match TEXT")
@@ -74,6 +79,8 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
 
     for entry_id in ids:
         record = resolution.records.get(entry_id)
+        if person is not None and not _theirs(entry_id, resolution, person):
+            raise no_entry(entry_id)
         if record is not None and "purged" in record:
             raise GoneError(entry_id, "purged", record.get("purged"))
         if record is not None and record.get("type") == FORGET and undo:
@@ -100,6 +107,8 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
                 chosen.setdefault(head["id"], head)
     if session is not None or subject is not None or match is not None:
         for entry in resolution.entries:
+            if person is not None and not _theirs(entry["id"], resolution, person):
+                continue
             if session is not None and entry.get("session") != session:
                 continue
             if subject is not None and entry.get("subject") != subject:
@@ -117,6 +126,17 @@ def plan(ids: list[str], *, session: str | None = None, subject: str | None = No
     if not undo:
         result.quoted = _quoting(result.entries, resolution)
     return result
+
+
+def _theirs(entry_id: str, resolution, person: str) -> bool:
+    """Whether ``entry_id`` (an entry, a tombstone, or a forget of an entry) is ``person``'s
+    memory."""
+    from .people import person_of
+
+    record = resolution.by_id.get(entry_id) or resolution.records.get(entry_id)
+    if record is not None and record.get("type") == FORGET:
+        record = resolution.by_id.get(record.get("replaces"))
+    return record is not None and person_of(record) == person
 
 
 def _session_named(given: str, entries) -> str:

@@ -10,7 +10,8 @@ same output and the same errors. A test checks that both give the same bytes.
 
     [--home D] [--workspace D] handoff [--json] [--agent ID[,ID...]]... [--session-key K]
     [--home D] [--workspace D] search [WORDS...] [filters] [--agent ID[,ID...]]... [--limit N]
-                                      [--all] [--json] [--session-key K] [-- WORDS]
+                                      [--all] [--json] [--session-key K]
+                                      [--sender-is-owner | --sender-not-owner] [-- WORDS]
     [--home D] [--workspace D] recall [--json | --text] [--handoff] [--agent ID[,ID...]]...
                                       [--session-key K] [--] MESSAGE...
     [--home D] [--workspace D] sweep [-j N] [--gateway-start TIME] [--json]   (nothing new)
@@ -31,6 +32,7 @@ _SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "ty
                   "--session": "session", "--since": "since", "--until": "until",
                   "--session-key": "session_key"}
 _KEY = {"--session-key": "session_key"}
+_SENDER = ("--sender-is-owner", "--sender-not-owner")
 
 
 def serve(argv: list[str]) -> bool:
@@ -178,10 +180,12 @@ def _sweep(argv: list[str]) -> bool:
 
 
 def _search(argv: list[str]) -> bool:
-    args = _parse(argv, ("--json", "--all"), _SEARCH_VALUED)
-    if args is None:
+    args = _parse(argv, ("--json", "--all") + _SENDER, _SEARCH_VALUED)
+    if args is None or len(args.flags & set(_SENDER)) > 1:
         return False
     opts, text, agents = args.opts, args.words, args.agents
+    if args.flags & set(_SENDER):  # what OpenClaw said of the turn's sender
+        opts["sender_is_owner"] = "--sender-is-owner" in args.flags
     as_json, include_replaced = "--json" in args.flags, "--all" in args.flags
     if not (as_json or not sys.stdout.isatty()):
         return False  # a table for people: the full CLI
@@ -260,14 +264,15 @@ def _search_words(words: str, opts: dict[str, str], agents: list[str],
     return _print_results(results)
 
 
-def _person(opts: dict[str, str]) -> str | None:
-    """Whose session asks (``--session-key``), None for the terminal (every person's)."""
-    key = opts.get("session_key")
-    if key is None:
+def _person(opts: dict) -> str | None:
+    """Whose session asks (``--session-key`` and the sender: :func:`zettelclaw.people.caller`),
+    None for the terminal (every person's)."""
+    key, sender = opts.get("session_key"), opts.get("sender_is_owner")
+    if key is None and sender is None:
         return None
-    from .people import person_of_key
+    from .people import caller
 
-    return person_of_key(key)
+    return caller(key, sender)
 
 
 def _positive(value: str) -> bool:

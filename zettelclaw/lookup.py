@@ -40,18 +40,20 @@ ID_LIKE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 def get(target: str, *, history: bool = False, start: int | None = None,
         count: int | None = None, agent: str | list[str] | None = None,
-        transcript: bool = False, session_key: str | None = None):
+        transcript: bool = False, session_key: str | None = None,
+        sender_is_owner: bool | None = None):
     """``("entries", [entry...])``, ``("session", {...})`` or ``("file", {...})``.
 
     Only entries and sessions of the agents ``agent`` names (``--agent``: the default agent
     unless given, ``all`` for every one): another agent's entry is not found, another agent's
     session is refused. With ``session_key`` (the session asking: ``memory_get``), only its
     person's (:mod:`zettelclaw.people`): another person's entry is not found, their session
-    and (for anyone but the owner) MEMORY.md and memory/ are refused."""
-    from .people import OWNER, person_asking
+    and (for anyone but the owner) MEMORY.md and memory/ are refused. ``sender_is_owner``:
+    what OpenClaw said of the turn's sender (:func:`zettelclaw.people.caller`)."""
+    from .people import OWNER, caller
 
     target = target.strip()
-    agent = _Scope(agent, person_asking(session_key))
+    agent = _Scope(agent, caller(session_key, sender_is_owner))
     if transcript:
         if history:
             raise UsageError("--transcript and --history do not go together")

@@ -284,12 +284,6 @@ def person_of_key(session_key: str | None, config: dict | None = None) -> str:
     return NOBODY if person in _NOT_A_PERSON else person
 
 
-def person_asking(session_key: str | None, config: dict | None = None) -> str | None:
-    """Whose session asks: None at the terminal (no ``--session-key``: the owner, who sees
-    every person's entries, marked), else :func:`person_of_key` (an empty key: ``NOBODY``)."""
-    return None if session_key is None else person_of_key(session_key, config)
-
-
 def person_of_session(session_key: str | None, config: dict | None = None) -> str:
     """Whose words a transcript holds (the ``person`` of what is extracted from it), from its
     session key: a transcript whose key is not known (a 2026.2 file that ``/new`` rotated, and
@@ -297,6 +291,21 @@ def person_of_session(session_key: str | None, config: dict | None = None) -> st
     is served UNKNOWN's entries."""
     person = UNKNOWN if session_key is None else person_of_key(session_key, config)
     return UNKNOWN if person == NOBODY else person
+
+
+def caller(session_key: str | None, sender_is_owner: bool | None = None) -> str | None:
+    """Whom a command acts for. None: the terminal (no session key, no sender said), the
+    owner's, every person's entries. A tool's call (``--session-key``, and on OpenClaw 2026.9
+    the turn's ``senderIsOwner``): the session's person (:func:`person_of_key`), except that a
+    sender OpenClaw says is not the owner is not the owner in the owner's session (the shared
+    main session with ``dmScope: main``) and a call without a session key is nobody's: where
+    it is not known to be the owner, it is not the owner."""
+    if session_key is None:
+        return None if sender_is_owner is None else NOBODY
+    person = person_of_key(session_key)  # (an empty or malformed key: NOBODY)
+    if person == OWNER and sender_is_owner is False:
+        return NOBODY
+    return person
 
 
 def person_of(entry: dict) -> str:

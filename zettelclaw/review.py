@@ -99,9 +99,12 @@ class Loops:
     """The open loops of the agents in scope, as the log stands."""
 
     def __init__(self, *, agents: frozenset[str] | None, default: str | None = None,
-                 quiet_after: int, now: datetime):
+                 quiet_after: int, now: datetime, person: str | None = None):
         from .resolve import Resolution
 
+        # whom a tool's call acts for (zettelclaw.people.caller): only that person's loops are
+        # there for it; None: the terminal, every person's
+        self.person = person
         self.default = default or paths.default_agent()
         self.resolution = Resolution.of_log(agents=agents, default_agent=self.default)
         from .clock import Dating, days_before, format_ts
@@ -132,7 +135,8 @@ class Loops:
         """The open loops, oldest first; ``quiet``: only those untouched for long."""
         found = []
         for entry in self.resolution.current:
-            if self.resolution.gone(entry["id"]) is not None or not _is_open(entry):
+            if self.resolution.gone(entry["id"]) is not None or not _is_open(entry) \
+                    or not self._theirs(entry):
                 continue
             if kind is not None and entry["type"] != kind:
                 continue
@@ -156,7 +160,7 @@ class Loops:
         found = []
         for entry in resolution.current:
             ids = [i for i in asked_of(entry) if i in resolution.by_id]
-            if not ids or resolution.gone(entry["id"]) is not None:
+            if not ids or resolution.gone(entry["id"]) is not None or not self._theirs(entry):
                 continue
             left = still_asked(ids, by_review=by_review, replaced=resolution.is_replaced,
                                gone=lambda i: resolution.gone(i) is not None)
@@ -164,8 +168,17 @@ class Loops:
                 found.append((entry, [resolution.by_id[i] for i in left]))
         return found
 
+    def _theirs(self, entry: dict | None) -> bool:
+        from .people import person_of
+
+        return self.person is None or (entry is not None and person_of(entry) == self.person)
+
     def head(self, entry_id: str) -> dict:
-        """The current version of ``entry_id`` (any version of it names it)."""
+        """The current version of ``entry_id`` (any version of it names it). Another
+        person's, for a call made for one person, is not there (as ``get`` says it)."""
+        if not self._theirs(self.resolution.by_id.get(entry_id)
+                            or self.resolution.records.get(entry_id)):
+            raise no_entry(entry_id)
         record = self.resolution.records.get(entry_id)
         if record is not None and "purged" in record:
             raise GoneError(entry_id, "purged", record.get("purged"))
@@ -209,7 +222,7 @@ class Loops:
         from .people import untrusted
 
         found = [e for e in self.resolution.current
-                 if untrusted(e) and self.resolution.gone(e["id"]) is None]
+                 if untrusted(e) and self.resolution.gone(e["id"]) is None and self._theirs(e)]
         found.sort(key=lambda e: (_key(e.get("timestamp")), self.resolution.position[e["id"]]))
         return found
 

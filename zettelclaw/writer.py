@@ -71,10 +71,12 @@ def write_or_find(type: str, content: str, *, detail: str | None = None,
         subject, status = inherit(head, type, subject, status)
     if type == "task" and status is None:
         status = "open"
-    # a correction stays in the memory of the person whose entry it corrects
+    # a correction stays in the memory of the person whose entry it corrects; the terminal is
+    # the owner's, so what it writes in the owner's memory is the owner's own words
+    person = head.get("person") if head is not None else None
+    origin = "owner" if not person else head.get("origin")
     entry = make_entry(type, content, session, detail=detail, subject=subject, status=status,
-                       replaces=replaces, agent=agent,
-                       person=head.get("person") if head is not None else None)
+                       replaces=replaces, agent=agent, person=person, origin=origin)
     existing = _duplicate(log, resolution, entry, head, default)
     if existing is not None:
         _note(f"not written: the same {type} is already in the log as {existing['id']}")

@@ -10,12 +10,15 @@
 //   memory_search, memory_get  -> `zettelclaw search --json`, `zettelclaw get --json`
 //   memory_forget              -> `zettelclaw forget --json --yes` (the agent's own memory)
 //   memory_close               -> `zettelclaw review close|drop|undo --json --yes` (the same)
+//   agent:bootstrap (internal)  -> MEMORY.md left out of a session that is not the owner's
+//                                 (`zettelclaw get MEMORY.md --session-key KEY` decides)
 //   `openclaw zettelclaw ARGS`  -> `zettelclaw ARGS` (the terminal's stdio, its exit code)
 // Works with OpenClaw 2026.2 (builtin MEMORY.md search merged in) and 2026.9 (no builtin).
 
 import { resolveSettings } from "./lib/config.js";
 import { createHandoffSource, HANDOFF_TIMEOUT_MS } from "./lib/handoff.js";
 import { createRecallSource } from "./lib/recall.js";
+import { BOOTSTRAP_EVENT, BOOTSTRAP_HOOK, createBootstrapHook } from "./lib/bootstrap.js";
 import { createHookHandlers } from "./lib/hooks.js";
 import { createTools, TOOL_NAMES } from "./lib/tools.js";
 import { registerCli } from "./lib/cli.js";
@@ -69,6 +72,13 @@ export function createPlugin(options = {}) {
     for (const name of HOOK_NAMES) {
       const opts = name === "before_prompt_build" ? { timeoutMs: timeoutMs + 2000 } : undefined;
       api.on(name, handlers[name], opts);
+    }
+    if (typeof api.registerHook === "function") {
+      // the owner's MEMORY.md stays out of other people's sessions (lib/bootstrap.js)
+      api.registerHook(BOOTSTRAP_EVENT, createBootstrapHook(getSettings, { logger }), {
+        name: BOOTSTRAP_HOOK,
+        description: "Keeps the owner's MEMORY.md out of the sessions of other people.",
+      });
     }
     api.registerTool(
       (ctx) => createTools(getSettings, ctx, { builtins: builtinTools(api, ctx, logger), logger }),

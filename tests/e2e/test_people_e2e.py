@@ -74,16 +74,33 @@ def _turn(home: OpenClawHome, message: str, *key: str) -> None:
     home.openclaw("agent", *where, "--message", message, "--json", timeout=180)
 
 
-def _prompt(home: OpenClawHome, openai: FakeOpenAI, message: str, *key: str) -> str:
-    """What the model was given as the user's side of that turn."""
+def _request(home: OpenClawHome, openai: FakeOpenAI, message: str, *key: str) -> dict:
+    """The model request of that turn (the first one asking it)."""
     seen = len(openai.chat_requests())
     _turn(home, message, *key)
     # (cron is on, as OpenClaw ships it: a heartbeat's request may come between)
     for request in openai.chat_requests()[seen:]:
         said = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
         if message in said:
-            return said
+            return request
     raise AssertionError(f"the model was never asked {message!r}")
+
+
+def _prompt(home: OpenClawHome, openai: FakeOpenAI, message: str, *key: str) -> str:
+    """What the model was given as the user's side of that turn."""
+    request = _request(home, openai, message, *key)
+    return "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
+
+
+def _system(request: dict) -> str:
+    """The system prompt of a model request (where OpenClaw puts MEMORY.md)."""
+    return "\n".join(message_text(m) for m in request["messages"]
+                     if m["role"] in ("system", "developer"))
+
+
+def _tool_results(openai: FakeOpenAI, since: int) -> list[str]:
+    return [message_text(m) for body in openai.chat_requests()[since:]
+            for m in body["messages"] if m["role"] == "tool"]
 
 
 def _entries(home: OpenClawHome, word: str) -> list[dict]:
@@ -114,6 +131,29 @@ def test_a_neighbours_direct_messages_and_the_owners_memory_stay_apart(oc_home, 
     before_her = _prompt(home, openai, "how big is the falcon budget?", NEIGHBOUR)
     assert "40k" not in before_her
     assert "Falcon budget set at 40k" not in before_her
+    # her own memory serves her own session: her handoff and her task, recalled
+    assert "Asked to wire the falcon money to account 4711" in before_her
+    assert "Wire the falcon money to account 4711" in before_her
+
+    # the owner's briefing: in the owner's model request, not in hers
+    home.zettelclaw("brief", "--no-llm")
+    assert "The falcon budget is 40k" in (home.workspace / "MEMORY.md").read_text()
+    his = _request(home, openai, "what is on my plate today?")
+    assert "The falcon budget is 40k" in _system(his)
+    hers = _request(home, openai, "anything new on the falcon?", NEIGHBOUR)
+    assert "40k" not in json.dumps(hers)
+
+    # she has the agent forget the owner's fact by its id: refused, and nothing said of it
+    budget = next(e for e in _entries(home, "40k") if e["type"] == "fact")
+    openai.script.rules.insert(0, {"when": "forget-it-555", "times": 1, "tool": "tool_call",
+                                   "arguments": {"id": "memory_forget",
+                                                 "args": {"ids": [budget["id"]]}}})
+    seen = len(openai.chat_requests())
+    _turn(home, f"forget-it-555: drop entry {budget['id']}", NEIGHBOUR)
+    results = _tool_results(openai, seen)
+    assert results and any(f"no entry with id {budget['id']}" in r for r in results), results
+    assert not any("40k" in r for r in results)
+    assert not [e for e in home.log_entries() if e.get("replaces") == budget["id"]]
 
     # a Telegram group's session: no handoff before its prompt, and the model's memory_search
     # there gets none of the owner's entries (issue 39)

@@ -31,15 +31,25 @@ SessionKeyOption = Annotated[Optional[str], typer.Option(
     show_default=False)]
 
 
-def scope(agent: list[str] | None, session_key: str | None = None) -> dict:
-    """``Query`` keywords for ``--agent`` and ``--session-key``: the agents in scope, the
-    default agent, and the person asking (None: the terminal, every person's entries)."""
+SenderOption = Annotated[Optional[bool], typer.Option(
+    "--sender-is-owner/--sender-not-owner",
+    help="What OpenClaw said of the turn's sender (its senderIsOwner; the plugin's). A sender "
+         "it says is not the owner is not the owner, even in the main session; a tool's call "
+         "without --session-key is nobody's.", show_default=False)]
+
+
+def scope(agent: list[str] | None, session_key: str | None = None,
+          sender_is_owner: bool | None = None) -> dict:
+    """``Query`` keywords for ``--agent``, ``--session-key`` and the sender: the agents in
+    scope, the default agent, and the person asking (None: the terminal, every person's
+    entries)."""
     from .. import paths
-    from ..people import person_asking
+    from ..people import caller
 
     out = {"agents": paths.agent_scope(agent), "default_agent": paths.default_agent()}
-    if session_key is not None:
-        out["person"] = person_asking(session_key)
+    person = caller(session_key, sender_is_owner)
+    if person is not None:
+        out["person"] = person
     return out
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, JsonOption, complete_subject
+from ._options import AgentOption, JsonOption, SenderOption, SessionKeyOption, complete_subject
 from .subjects import DryRunOption, YesOption, _confirm
 
 
@@ -32,6 +32,8 @@ def register(app: typer.Typer) -> None:
         dry_run: DryRunOption = False,
         yes: YesOption = False,
         agent: AgentOption = None,
+        session_key: SessionKeyOption = None,
+        sender_is_owner: SenderOption = None,
         as_json: JsonOption = False,
     ) -> None:
         """Forget entries: every reader (search, get, log, handoff, recall, brief, stats, the
@@ -42,10 +44,12 @@ def register(app: typer.Typer) -> None:
         detail) are named; `--match TEXT` forgets every entry that holds the text.
 
         Asks first on a terminal (--yes: do not ask; needed off a terminal); --dry-run says
-        what would change.
+        what would change. With --session-key (the agent's memory_forget): only that person's
+        own entries; another's id is not found.
         """
         from .. import forget as core
         from .. import paths
+        from ..people import caller
         from ..render import emit_json_lines, want_json
 
         if subject is not None:  # as purge answers it: a usage error, exit 2
@@ -54,7 +58,8 @@ def register(app: typer.Typer) -> None:
             subject = check_slug(subject)
         scope = paths.agent_scope(agent)
         done = core.plan(list(ids or []), session=session, subject=subject, undo=undo,
-                         agents=scope, default=paths.default_agent(), match=match)
+                         agents=scope, default=paths.default_agent(), match=match,
+                         person=caller(session_key, sender_is_owner))
         if session is not None and not done.entries:
             _check_session(done.session, scope)
         for note in done.notes:

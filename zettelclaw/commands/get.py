@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, SessionKeyOption
+from ._options import AgentOption, SenderOption, SessionKeyOption
 
 
 def register(app: typer.Typer) -> None:
@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
                             "200 lines or about 16 KB at a time by default).")] = None,
         agent: AgentOption = None,
         session_key: SessionKeyOption = None,
+        sender_is_owner: SenderOption = None,
         as_json: Annotated[bool, typer.Option(
             "--json", help="Print JSON: an entry (and --history) is JSON Lines when piped anyway; "
                            "a conversation or a file is its text, piped or not, unless "
@@ -47,7 +48,8 @@ def register(app: typer.Typer) -> None:
         try:
             kind, result = lookup.get(target, history=history, start=from_, count=lines,
                                       agent=agent, transcript=transcript,
-                                      session_key=session_key)
+                                      session_key=session_key,
+                                      sender_is_owner=sender_is_owner)
         except GoneError as gone:
             if want_json(as_json):  # the agent's memory_get: an object that says so
                 emit_json(gone.as_json())

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, JsonOption, SessionKeyOption, complete_subject
+from ._options import AgentOption, JsonOption, SenderOption, SessionKeyOption, complete_subject
 from .subjects import DryRunOption, YesOption, _confirm
 
 QuietOption = Annotated[bool, typer.Option(
@@ -72,13 +72,14 @@ def register(app: typer.Typer) -> None:
             _unsure(unsure)
 
     def act(ctx: typer.Context, action: str, ids, every: bool, answer, dry_run: bool,
-            yes: bool, as_json: bool) -> None:
+            yes: bool, as_json: bool, session_key=None, sender_is_owner=None) -> None:
         from ..errors import UsageError
+        from ..people import caller
 
         scope = ctx.obj or {}
         if not ids and not every:
             raise UsageError(f"name what to {action}: loop ids, or --all with filters")
-        loops = _loops(scope.get("agent"))
+        loops = _loops(scope.get("agent"), caller(session_key, sender_is_owner))
         listed = loops.open(kind=_kind(scope.get("type")), subject=scope.get("subject"),
                             quiet=bool(scope.get("quiet"))) if every else None
         _run(loops.plan(action, list(ids or []), every=listed, answer=answer),
@@ -90,30 +91,37 @@ def register(app: typer.Typer) -> None:
                   "--answer", help="The answer that settles one question (stored as the fact "
                                    "that replaces it).", show_default=False)] = None,
               dry_run: DryRunOption = False, yes: YesOption = False,
-              as_json: JsonOption = False) -> None:
+              as_json: JsonOption = False, session_key: SessionKeyOption = None,
+              sender_is_owner: SenderOption = None) -> None:
         """Close open loops: a task becomes done, a question a fact that settles it
         ("Settled: ..." or --answer). Each is a correction appended to the log; `review undo
         ID...` opens them again. Filters go before the word:
         `zettelclaw review --quiet close --all`.
         """
-        act(ctx, "close", ids, every, answer, dry_run, yes, as_json)
+        act(ctx, "close", ids, every, answer, dry_run, yes, as_json, session_key,
+            sender_is_owner)
 
     @review.command()
     def drop(ctx: typer.Context, ids: IdsArgument = None, every: AllOption = False,
              dry_run: DryRunOption = False, yes: YesOption = False,
-             as_json: JsonOption = False) -> None:
+             as_json: JsonOption = False, session_key: SessionKeyOption = None,
+             sender_is_owner: SenderOption = None) -> None:
         """Drop open loops nobody will do or answer: a task becomes done, its detail saying
         "Dropped in review, not done."; a question a fact "Dropped: ...". Each is a correction
         appended to the log; `review undo ID...` opens them again.
         """
-        act(ctx, "drop", ids, every, None, dry_run, yes, as_json)
+        act(ctx, "drop", ids, every, None, dry_run, yes, as_json, session_key, sender_is_owner)
 
     @review.command()
     def undo(ctx: typer.Context, ids: IdsArgument = None, dry_run: DryRunOption = False,
-             yes: YesOption = False, as_json: JsonOption = False) -> None:
+             yes: YesOption = False, as_json: JsonOption = False,
+             session_key: SessionKeyOption = None,
+             sender_is_owner: SenderOption = None) -> None:
         """Open again loops that review closed or dropped (the ids it printed, or any version
         of their chains): one more correction each, the loop as it was."""
-        loops = _loops((ctx.obj or {}).get("agent"))
+        from ..people import caller
+
+        loops = _loops((ctx.obj or {}).get("agent"), caller(session_key, sender_is_owner))
         _run(loops.plan_undo(list(ids or [])), dry_run=dry_run, yes=yes, as_json=as_json)
 
     @review.command()
@@ -139,17 +147,20 @@ def register(app: typer.Typer) -> None:
     @review.command()
     def confirm(ctx: typer.Context, ids: IdsArgument = None, dry_run: DryRunOption = False,
                 yes: YesOption = False, as_json: JsonOption = False,
-                session_key: SessionKeyOption = None) -> None:
+                session_key: SessionKeyOption = None,
+                sender_is_owner: SenderOption = None) -> None:
         """Confirm untrusted entries: each becomes the owner's own memory (a correction with
         the same words, origin owner), put before prompts and in MEMORY.md from then on. The
-        owner's alone: refused in another person's session (--session-key, the agent's
-        tool)."""
+        owner's alone: refused in another person's session, and in the owner's session when
+        OpenClaw says the sender is not the owner (--session-key, --sender-not-owner: the
+        agent's tool)."""
         from ..errors import UsageError
-        from ..people import OWNER, person_of_key
+        from ..people import OWNER, caller
 
-        if session_key is not None and person_of_key(session_key) != OWNER:
+        person = caller(session_key, sender_is_owner)
+        if person not in (None, OWNER):
             raise UsageError("refused: only the owner confirms an untrusted entry")
-        loops = _loops((ctx.obj or {}).get("agent"))
+        loops = _loops((ctx.obj or {}).get("agent"), person)
         _run(loops.plan_confirm(list(ids or [])), dry_run=dry_run, yes=yes, as_json=as_json)
 
     @review.command()
@@ -202,13 +213,14 @@ def _ask() -> str:
             return choice
 
 
-def _loops(agent):
+def _loops(agent, person: str | None = None):
     from .. import clock, paths
     from ..briefing import Options
     from ..review import Loops
 
     return Loops(agents=paths.agent_scope(agent), default=paths.default_agent(),
-                 quiet_after=Options.resolve(use_model=False).quiet_after, now=clock.now())
+                 quiet_after=Options.resolve(use_model=False).quiet_after, now=clock.now(),
+                 person=person)
 
 
 def _kind(type_: str | None) -> str | None:
@@ -241,7 +253,7 @@ def _run(done, *, dry_run: bool, yes: bool, as_json: bool) -> None:
     written = _write(done)
     done_verb = {"close": "Closed", "drop": "Dropped", "undo": "Opened again",
                  "confirm": "Confirmed"}[done.action]
-    said = f"{done_verb} {_count(len(written), noun)}" + (
+    said = f"{done_verb} {_count(len(written), noun)}" + _whose(done.loops) + (
         "" if done.action == "confirm" else _undo_hint(written))
     if want_json(as_json):  # the corrections appended; the summary for the person
         emit_json_lines(written)
@@ -300,10 +312,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def _untrusted_line(entry: dict) -> str:
-    from ..display import printable
-    from ..people import mark
-
-    return f"{_line_of(entry)} {printable(mark(entry))}"
+    return _line_of(entry)
 
 
 def _line(loop) -> str:
@@ -312,9 +321,30 @@ def _line(loop) -> str:
 
 
 def _line_of(entry: dict) -> str:
+    """An entry's line, marked with whose it is when it is not the owner's own
+    (``[person: telegram:123]``) and when it is untrusted."""
+    from ..display import printable
+    from ..people import mark
     from .forget import _line as entry_line
 
-    return entry_line(entry)
+    marked = mark(entry)
+    return entry_line(entry) + (f" {printable(marked)}" if marked else "")
+
+
+def _whose(entries: list[dict]) -> str:
+    """What a close says of the loops that were not the owner's: whose they were."""
+    from ..display import printable
+    from ..people import OWNER, person_of
+
+    others: dict[str, int] = {}
+    for entry in entries:
+        if person_of(entry) != OWNER:
+            others[person_of(entry)] = others.get(person_of(entry), 0) + 1
+    if not others:
+        return ""
+    whose = [f"{person}'s" if len(entries) == 1 else f"{n} {person}'s"
+             for person, n in others.items()]
+    return printable(f" ({', '.join(whose)}, not yours)")
 
 
 def _unsure(pairs: list[tuple[dict, list[dict]]]) -> None:
@@ -338,15 +368,22 @@ def _unsure(pairs: list[tuple[dict, list[dict]]]) -> None:
 def _table(loops) -> None:
     from rich.table import Table
 
+    from ..people import OWNER, person_of
     from ..render import cell, console
 
+    # whose each loop is, when not every one is the owner's own: the owner closes only what
+    # they mean to (a neighbour's task is hers)
+    people = any(person_of(loop.entry) != OWNER for loop in loops)
     table = Table(header_style="bold")
-    for column in ("id", "date", "type", "subject", "touched", "content"):
+    for column in ("id", "date", "type", "subject", *(("person",) if people else ()),
+                   "touched", "content"):
         table.add_column(column)
     for loop in loops:
         e = loop.entry
+        whose = (cell("yours" if person_of(e) == OWNER else person_of(e),
+                      "" if person_of(e) == OWNER else "bold"),) if people else ()
         table.add_row(cell(e["id"]), cell(str(e.get("timestamp", ""))[:10]), cell(e["type"]),
-                      cell(e.get("subject") or ""),
+                      cell(e.get("subject") or ""), *whose,
                       cell(loop.touched[:10] + (" quiet" if loop.quiet else ""),
                            "dim" if loop.quiet else ""),
                       cell(e.get("content", "")))

@@ -9,6 +9,7 @@ import typer
 from ._options import (
     AgentOption,
     JsonOption,
+    SenderOption,
     SessionKeyOption,
     complete_subject,
     complete_type,
@@ -49,6 +50,7 @@ def register(app: typer.Typer) -> None:
                  "all).")] = None,
         agent: AgentOption = None,
         session_key: SessionKeyOption = None,
+        sender_is_owner: SenderOption = None,
         as_json: JsonOption = False,
         explain: Annotated[bool, typer.Option(
             "--explain",
@@ -62,7 +64,7 @@ def register(app: typer.Typer) -> None:
         q = Query(
             text=" ".join(query or []) or None, type=type_, subject=subject, status=status,
             session=session, since=parse_window(since), until=parse_window(until, end=True),
-            include_replaced=all_, limit=limit, **scope(agent, session_key),
+            include_replaced=all_, limit=limit, **scope(agent, session_key, sender_is_owner),
         )
         if q.text:
             from ..rank import rank

@@ -31,18 +31,28 @@ from ..transcripts import USER, Message
 
 
 def settle(messages: Iterable[Message], person: str) -> list[Message]:
-    """The messages with every origin known: what the transcript does not say (2026.2 has no
-    ``senderIsOwner``) follows the session: in the owner's session the user is the owner and
-    the assistant's words are ``agent``; in another person's session both are ``untrusted``."""
+    """The messages with every origin known, relative to ``person``, whose memory the
+    conversation makes (docs/people.md: ``owner`` is the words of the person whose memory it
+    is, ``agent`` the assistant's in that person's turns, ``untrusted`` words from the network
+    or another person).
+
+    In the owner's session, what the transcript does not say (2026.2 has no
+    ``senderIsOwner``) follows the session: the user is the owner and the assistant's words are
+    ``agent``. In another person's direct session, the user is that person (OpenClaw says she
+    is not the owner, which is why the session is hers): her words are ``owner`` of her memory,
+    the assistant's ``agent``, except after words from the network in the turn."""
     from dataclasses import replace
+
+    from ..people import NOBODY, UNKNOWN
 
     out = []
     for message in messages:
-        if message.origin is None:
-            if person == OWNER:
-                origin = OWNER if message.role == USER else AGENT
-            else:
-                origin = UNTRUSTED
+        if person in (NOBODY, UNKNOWN):  # whose words they are is not known: none are trusted
+            message = replace(message, origin=UNTRUSTED)
+        elif person != OWNER:
+            message = replace(message, origin=_theirs(message))
+        elif message.origin is None:
+            origin = OWNER if message.role == USER else AGENT
             message = replace(message, origin=origin)
         out.append(message)
     return out
@@ -96,6 +106,15 @@ def reported(text: str) -> tuple[str, str]:
             else:
                 said.append(sentence)
     return "\n".join(said), "\n".join(other)
+
+
+def _theirs(message: Message) -> str:
+    """A message's origin in another person's own session (see :func:`settle`)."""
+    if message.origin == SYSTEM:
+        return SYSTEM
+    if message.role == USER:
+        return OWNER
+    return UNTRUSTED if message.tainted else AGENT
 
 
 class Origins:

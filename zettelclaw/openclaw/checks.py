@@ -22,7 +22,7 @@ from .approvals import exec_allowed, exec_approvals_path
 from .cli import OpenClawCLI, OpenClawError
 from .config import _MISSING, _tilde, dig
 from .host import zettelclaw_executable
-from .install import _mode
+from .install import _mode, briefing_reach
 from .installer import Installer
 from .report import Check
 from .runtime import plugin_runtime_check
@@ -55,6 +55,9 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
     checks.extend(model_key_checks())
     checks.extend(_extraction_checks())
     checks.append(_people_check(inst.config))
+    reach = briefing_reach(inst.config, inst.modern)
+    if reach is not None:
+        checks.append(Check("briefing-reach", "ok" if reach[0] else "warn", reach[1]))
     return checks
 
 
@@ -95,9 +98,9 @@ def _people_check(config: dict) -> Check:
         said += (f"; {total} entries from before people came from other people's direct "
                  f"sessions ({', '.join(sorted(before)[:5])}) and count as the owner's")
     if doubtful or before:
-        return Check("people", "warn", said + (f"; {doubtful} untrusted entries are never put "
-                                               "before a prompt nor in MEMORY.md"
-                                               if doubtful else ""),
+        return Check("people", "warn", said + (
+            f"; {doubtful} untrusted {'entry is' if doubtful == 1 else 'entries are'} never "
+            "put before a prompt nor in MEMORY.md" if doubtful else ""),
                      "zettelclaw review untrusted (confirm or forget them)" if doubtful else
                      "zettelclaw search --session ID for each, zettelclaw forget what is not "
                      "yours")

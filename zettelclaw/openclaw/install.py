@@ -63,8 +63,10 @@ class InstallSteps:
             how = (f"session.dmScope is {scope}: each person's direct messages make their own "
                    "memory, which only their sessions see (session.identityLinks names them; "
                    "commands.ownerAllowFrom says which are the owner)")
+        reach = briefing_reach(self.config, self.modern)
         return (f"People: {how}. Words of a web page or another person are kept untrusted: "
-                "`zettelclaw review untrusted` lists them (docs/people.md).")
+                "`zettelclaw review untrusted` lists them (docs/people.md)."
+                + (f" {reach[1]}" if reach else ""))
 
     def memory_commands_note(self) -> str:
         """What answers memory-core's `openclaw memory ...` now. 2026.9 lets the plugin take
@@ -317,3 +319,33 @@ def _install_skill(source: Path, dest: Path) -> None:
         raise ZettelclawError(f"the skill {source} is missing from this install")
     dest.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(dest, source.read_bytes(), mode=0o644)
+
+
+def briefing_reach(config: dict, modern: bool) -> tuple[bool, str] | None:
+    """Whether the owner's MEMORY.md (the briefing) stays out of other people's direct
+    sessions, and what to say of it; None when the DMs all share the main session
+    (``session.dmScope`` main, or unset). OpenClaw puts MEMORY.md into every session it does
+    not filter itself; zettelclaw's plugin takes it out of another person's with an
+    ``agent:bootstrap`` internal hook, which OpenClaw runs unless ``hooks.internal.enabled`` is
+    false (2026.9), or only when it is true (2026.2). (True, text): kept out; (False, text):
+    it reaches them, and the choice."""
+    session = config.get("session") if isinstance(config, dict) else None
+    scope = session.get("dmScope") if isinstance(session, dict) else None
+    if scope in (None, "main"):
+        return None
+    enabled = dig(config, "hooks.internal.enabled")
+    if (enabled is not False) if modern else (enabled is True):
+        return True, ("The owner's MEMORY.md (the briefing) is kept out of other people's "
+                      "sessions by zettelclaw's agent:bootstrap hook.")
+    if modern:
+        return False, ("hooks.internal.enabled is false, so OpenClaw puts the owner's MEMORY.md "
+                       "(the briefing) into every person's direct session: `openclaw config "
+                       "set hooks.internal.enabled true` lets zettelclaw keep it out "
+                       "(docs/people.md).")
+    return False, ("OpenClaw 2026.2 puts the owner's MEMORY.md (the briefing) into every "
+                   "person's direct session unless hooks.internal.enabled is true, the only "
+                   "way it runs zettelclaw's agent:bootstrap hook that keeps it out. Choose: "
+                   "`openclaw config set hooks.internal.enabled true` (it also turns on "
+                   "OpenClaw's other bundled internal hooks not set off, such as boot-md and "
+                   "command-logger), or OpenClaw 2026.9, or a briefing other people read "
+                   "(docs/people.md).")

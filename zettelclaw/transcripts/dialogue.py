@@ -84,5 +84,5 @@ def _split_message(message: Message, max_chars: int) -> list[Message]:
         text = text[cut:]
     parts.append(text)
     return [Message(message.role, part, message.event_id, message.timestamp, message.position,
-                    message.origin)
+                    message.origin, message.tainted)
             for part in parts if part]

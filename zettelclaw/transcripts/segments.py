@@ -91,7 +91,8 @@ class _Segmenter:
             own_id = message.get("id")
             event_id = own_id if isinstance(own_id, str) else None
         self.messages.append(Message(role, text, event_id, _timestamp_of(event, message),
-                                     position, self._origin(role, message)))
+                                     position, self._origin(role, message),
+                                     self._tainted(role, message)))
 
     def _track_origin(self, role, message: dict) -> None:
         """Follow the turn: a user message starts one (its origin from
@@ -121,6 +122,12 @@ class _Segmenter:
         if self.tainted or _openclaw(message).get("turnTainted") is True:
             return UNTRUSTED
         return AGENT if self.turn_origin == OWNER else self.turn_origin
+
+    def _tainted(self, role, message: dict) -> bool:
+        """Whether an assistant's message follows words from the network in its turn (see
+        :class:`~zettelclaw.transcripts.shapes.Message`)."""
+        return role != USER and (self.tainted or (
+            self.turn_origin != UNTRUSTED and _openclaw(message).get("turnTainted") is True))
 
     def _in_conversation(self, role, message: dict) -> bool:
         """Whether a message is the human's or the assistant's part of the conversation.

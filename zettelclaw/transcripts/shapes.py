@@ -26,6 +26,10 @@ class Message:
     # "untrusted" for the assistant's (after a network-sourced tool result in the turn, or in a
     # non-owner's turn); None when the transcript does not say (2026.2): the session decides
     origin: str | None = field(default=None, compare=False, repr=False)
+    # an assistant's message that follows words from the network in its turn (a network-sourced
+    # tool result; OpenClaw's own turnTainted where the sender is not said to be another
+    # person, whose turns OpenClaw marks tainted whatever they hold)
+    tainted: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass

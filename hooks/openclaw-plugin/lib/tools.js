@@ -10,7 +10,7 @@ import { withoutGenerated } from "./briefing.js";
 import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
 import { failureMessage, runCommand } from "./run.js";
-import { OWNER, personOfKey, sessionKeyArg } from "./scope.js";
+import { OWNER, personOfKey } from "./scope.js";
 
 export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget", "memory_close"];
 export const ENTRY_TYPES = ["task", "fact", "decision", "question", "handoff"];
@@ -193,11 +193,36 @@ function ownersSession(ctx) {
   return personOfKey(ctx.sessionKey, ctx.config) === OWNER;
 }
 
-/** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg). */
-export function searchArgs(params = {}, agent, sessionKey) {
+/**
+ * Who calls a tool, as zettelclaw's options: the session's key (that person's memory alone)
+ * and what OpenClaw said of the turn's sender. 2026.9 gives every tool context
+ * `senderIsOwner`, true only for the owner (anything else is not the owner, as OpenClaw
+ * treats it); 2026.2 has no such field, and the session decides. A call without a session key
+ * is nobody's: it sees and changes nothing.
+ */
+export function callerArgs(ctx = {}) {
+  const key = typeof ctx?.sessionKey === "string" && ctx.sessionKey.trim()
+    ? ctx.sessionKey.trim() : undefined;
+  if (!key) return ["--sender-not-owner"];
+  const args = ["--session-key", key];
+  if (Object.hasOwn(ctx, "senderIsOwner")) {
+    args.push(ctx.senderIsOwner === true ? "--sender-is-owner" : "--sender-not-owner");
+  }
+  return args;
+}
+
+/** `who` as argv: callerArgs' list, or (older callers) a bare session key. */
+function whoArgs(who) {
+  if (Array.isArray(who)) return who;
+  return typeof who === "string" && who ? ["--session-key", who] : [];
+}
+
+/** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg; `who`:
+ * callerArgs). */
+export function searchArgs(params = {}, agent, who) {
   const args = ["search", "--json"];
   if (agent) args.push("--agent", agent);
-  if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
+  args.push(...whoArgs(who)); // that person's memory alone
   const type = text(params.type);
   const subject = text(params.subject);
   const status = text(params.status);
@@ -218,12 +243,12 @@ export function searchArgs(params = {}, agent, sessionKey) {
 }
 
 /** The argv of `zettelclaw get` for the tool's parameters (`agent`: see agentArg). */
-export function getArgs(params = {}, agent, sessionKey) {
+export function getArgs(params = {}, agent, who) {
   const target = text(params.path);
   if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
   const args = ["get", "--json"];
   if (agent) args.push("--agent", agent);
-  if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
+  args.push(...whoArgs(who)); // that person's memory alone
   if (params.transcript === true) args.push("--transcript");
   const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
   const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
@@ -247,18 +272,21 @@ function entryIds(params, tool, what) {
 }
 
 /** The argv of `zettelclaw forget` for the tool's parameters: this agent's own memory only
- * (`agent`: its id, never the agents shared with it), without a question (`--yes`). */
-export function forgetArgs(params = {}, agent) {
+ * (`agent`: its id, never the agents shared with it), the caller's own entries only (`who`:
+ * callerArgs; another person's id is not found), without a question (`--yes`). */
+export function forgetArgs(params = {}, agent, who) {
   const ids = entryIds(params, "memory_forget", "the entries to forget");
   const args = ["forget", "--json", "--yes"];
   if (agent) args.push("--agent", agent);
+  args.push(...whoArgs(who));
   args.push("--", ...ids);
   return args;
 }
 
-/** The argv of `zettelclaw review close|drop|undo` for the tool's parameters: this agent's own
- * memory only, without a question (`--yes`). */
-export function closeArgs(params = {}, agent, sessionKey) {
+/** The argv of `zettelclaw review close|drop|undo|confirm` for the tool's parameters: this
+ * agent's own memory only, the caller's own loops only (`who`: callerArgs; confirm is the
+ * owner's alone), without a question (`--yes`). */
+export function closeArgs(params = {}, agent, who) {
   const ids = entryIds(params, "memory_close", "the tasks or questions to close");
   const action = text(params.action) || "close";
   if (!CLOSE_ACTIONS.includes(action)) {
@@ -267,8 +295,8 @@ export function closeArgs(params = {}, agent, sessionKey) {
   const args = ["review"];
   if (agent) args.push("--agent", agent);
   args.push(action === "reopen" ? "undo" : action, "--json", "--yes");
-  // only the owner confirms: zettelclaw refuses it in another person's session
-  if (action === "confirm" && sessionKey) args.push("--session-key", sessionKey);
+  // a person closes only their own loops; only the owner confirms
+  args.push(...whoArgs(who));
   const answer = text(params.answer);
   if (answer) {
     if (action !== "close") throw new Error("memory_close: an answer goes with action close");
@@ -361,7 +389,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        sessionKeyArg(ctx.sessionKey));
+        callerArgs(ctx));
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
@@ -402,7 +430,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        sessionKeyArg(ctx.sessionKey));
+        callerArgs(ctx));
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });
@@ -440,8 +468,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
    * a shared agent's: what it printed (JSON Lines), or its error thrown. */
   async function inOwnMemory(makeArgs, params, signal, command) {
     const settings = getSettings();
-    const args = makeArgs(params, agentArg({}, agentIdFor(ctx, ctx.sessionKey)),
-      sessionKeyArg(ctx.sessionKey));
+    const args = makeArgs(params, agentArg({}, agentIdFor(ctx, ctx.sessionKey)), callerArgs(ctx));
     const result = await runCommand(settings, args, {
       timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
     });
@@ -481,7 +508,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
         count: written.length,
       };
       if (!written.length) {
-        details.note = "Nothing was written: " + (text(stderr).split("\n")[0]
+        details.note = "Nothing was written: " + ((text(stderr) || "").split("\n")[0]
           || "these are not open tasks or questions.");
       }
       return toolResult(details);

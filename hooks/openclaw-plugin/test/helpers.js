@@ -159,8 +159,14 @@ export function fakeApi({ pluginConfig = {}, version = "2026.9", builtins, state
     registerTool(factory, opts) {
       api.toolFactories.push({ factory, opts });
     },
-    registerHook() {
-      throw new Error("typed hooks go through api.on");
+    internalHooks: {},
+    registerHook(events, handler, opts) {
+      // as OpenClaw's loader: internal colon-named events only, and a name is required
+      for (const event of [events].flat()) {
+        if (!event.includes(":")) throw new Error("typed hooks go through api.on");
+        if (!opts?.name) throw new Error("hook registration missing name");
+        api.internalHooks[event] = handler;
+      }
     },
     registerCli(registrar, opts) {
       api.cliRegistrars.push({ registrar, opts });

@@ -406,7 +406,8 @@ test("memory_forget: declared with ids, runs `zettelclaw forget --json --yes` fo
     forgotten: [{ id: DECISION.id, type: "decision", content: DECISION.content }], count: 1,
   });
   const [run] = fake.records("finished");
-  assert.deepEqual(run.argv, ["forget", "--json", "--yes", "--agent", "main", "--", DECISION.id]);
+  assert.deepEqual(run.argv, ["forget", "--json", "--yes", "--agent", "main", "--session-key",
+    "agent:main:main", "--", DECISION.id]);
   assert.equal(run.env.ZETTELCLAW_HOME, fake.logDir);
 });
 
@@ -424,7 +425,8 @@ test("memory_forget forgets only in the calling agent's memory, not in the agent
   assert.match(details.note, /already forgotten/);
   const [search, forget] = fake.records("finished");
   assert.deepEqual(search.argv.slice(0, 4), ["search", "--json", "--agent", "main,work"]);
-  assert.deepEqual(forget.argv, ["forget", "--json", "--yes", "--agent", "main", "--", TASK.id]);
+  assert.deepEqual(forget.argv, ["forget", "--json", "--yes", "--agent", "main", "--session-key",
+    "agent:main:main", "--", TASK.id]);
 });
 
 test("memory_forget refuses what is no id before running anything, and throws zettelclaw's error", async () => {
@@ -470,15 +472,16 @@ test("memory_close: closes, drops or reopens loops by id in this agent's memory"
   await tool.execute("c", { ids: ["Jn2fR_7vKw4X"], answer: "Yes, with the queue" });
   await tool.execute("c", { ids: [TASK.id], action: "confirm" });
   const argvs = fake.records("finished").map((r) => r.argv);
+  // the session asking goes with every action: a person closes only their own loops, and
+  // zettelclaw refuses a confirm from anyone but the owner
+  const who = ["--session-key", "agent:main:main"];
   assert.deepEqual(argvs, [
-    ["review", "--agent", "main", "close", "--json", "--yes", "--", TASK.id],
-    ["review", "--agent", "main", "drop", "--json", "--yes", "--", TASK.id],
-    ["review", "--agent", "main", "undo", "--json", "--yes", "--", done.id],
-    ["review", "--agent", "main", "close", "--json", "--yes", "--answer", "Yes, with the queue",
-      "--", "Jn2fR_7vKw4X"],
-    // the session asking goes with a confirm: zettelclaw refuses anyone but the owner's
-    ["review", "--agent", "main", "confirm", "--json", "--yes", "--session-key",
-      "agent:main:main", "--", TASK.id],
+    ["review", "--agent", "main", "close", "--json", "--yes", ...who, "--", TASK.id],
+    ["review", "--agent", "main", "drop", "--json", "--yes", ...who, "--", TASK.id],
+    ["review", "--agent", "main", "undo", "--json", "--yes", ...who, "--", done.id],
+    ["review", "--agent", "main", "close", "--json", "--yes", ...who, "--answer",
+      "Yes, with the queue", "--", "Jn2fR_7vKw4X"],
+    ["review", "--agent", "main", "confirm", "--json", "--yes", ...who, "--", TASK.id],
   ]);
 });
 
@@ -513,18 +516,6 @@ test("a telegram group's memory_search asks as nobody and gets no MEMORY.md from
     ["search", "--json", "--agent", "main", "--session-key", "agent:main:telegram:group:-100123"]);
 });
 
-test("a tool call without a session key asks zettelclaw as nobody's session", async () => {
-  const { fake, tools } = setup({
-    behavior: { search: { stdout: "" }, get: { code: 1, stderr: "Error: refused\n" } },
-    ctx: { agentId: "main", workspaceDir: "/ws/main" },
-  });
-  await tools.memory_search.execute("c", { query: "alarm" });
-  await assert.rejects(tools.memory_get.execute("c", { path: "MEMORY.md" }), /refused/);
-  const [search, get] = fake.records("finished");
-  assert.deepEqual(search.argv.slice(0, 6), ["search", "--json", "--agent", "main", "--session-key", "unknown"]);
-  assert.deepEqual(get.argv.slice(0, 6), ["get", "--json", "--agent", "main", "--session-key", "unknown"]);
-});
-
 test("2026.2: a group's memory_get of MEMORY.md, refused, does not fall back to OpenClaw's reader", async () => {
   const calls = [];
   const builtinGet = {
@@ -540,4 +531,59 @@ test("2026.2: a group's memory_get of MEMORY.md, refused, does not fall back to 
   });
   await assert.rejects(tools.memory_get.execute("c", { path: "MEMORY.md" }), /refused/);
   assert.deepEqual(calls, []);
+});
+
+// who calls: every memory tool carries the session key and what OpenClaw said of the sender
+
+test("a DM sender's memory_forget and memory_close carry her session: zettelclaw changes only her own entries", async () => {
+  const { fake, tools } = setup({
+    behavior: { forget: { stdout: "" }, review: { stdout: "" } },
+    ctx: { agentId: "main", sessionKey: "agent:main:telegram:direct:555", senderIsOwner: true },
+  });
+  await tools.memory_forget.execute("c", { ids: [TASK.id] });
+  await tools.memory_close.execute("c", { ids: [TASK.id], action: "drop" });
+  const [forget, close] = fake.records("finished").map((r) => r.argv);
+  const who = ["--session-key", "agent:main:telegram:direct:555", "--sender-is-owner"];
+  assert.deepEqual(forget, ["forget", "--json", "--yes", "--agent", "main", ...who, "--", TASK.id]);
+  assert.deepEqual(close, ["review", "--agent", "main", "drop", "--json", "--yes", ...who, "--",
+    TASK.id]);
+});
+
+test("in the shared main session, a sender OpenClaw does not call the owner is sent as not the owner", async () => {
+  for (const said of [false, undefined, null, "false", "true", 1]) {
+    const { fake, tools } = setup({
+      behavior: { forget: { stdout: "" }, search: { stdout: "" }, get: { stdout: "{}" } },
+      ctx: { agentId: "main", sessionKey: "agent:main:main", senderIsOwner: said },
+    });
+    await tools.memory_forget.execute("c", { ids: [TASK.id] });
+    await tools.memory_search.execute("c", { query: "alarm" });
+    await tools.memory_get.execute("c", { path: TASK.id });
+    for (const run of fake.records("finished")) {
+      assert.ok(run.argv.includes("--sender-not-owner"), `${String(said)}: ${run.argv.join(" ")}`);
+      assert.ok(!run.argv.includes("--sender-is-owner"));
+    }
+  }
+});
+
+test("OpenClaw 2026.2's tool context has no senderIsOwner: the session alone decides", async () => {
+  const { fake, tools } = setup({
+    behavior: { review: { stdout: "" } },
+    ctx: { agentId: "main", sessionKey: "agent:main:main" },
+  });
+  await tools.memory_close.execute("c", { ids: [TASK.id], action: "confirm" });
+  const [run] = fake.records("finished");
+  assert.ok(!run.argv.some((a) => a.startsWith("--sender")), run.argv.join(" "));
+});
+
+test("a memory tool called without a session key is nobody's: it sees and changes nothing", async () => {
+  const { fake, tools } = setup({
+    behavior: { forget: { stdout: "" }, search: { stdout: "" } },
+    ctx: { agentId: "main", senderIsOwner: true },
+  });
+  await tools.memory_forget.execute("c", { ids: [TASK.id] });
+  await tools.memory_search.execute("c", { query: "alarm" });
+  for (const run of fake.records("finished")) {
+    assert.ok(run.argv.includes("--sender-not-owner"), run.argv.join(" "));
+    assert.ok(!run.argv.includes("--session-key"));
+  }
 });
