@@ -427,7 +427,7 @@ def test_doctor_flags_a_briefing_too_big_for_bootstrap(cli, openclaw, zc_env):
     memory.write_text("## Goals\n" + "x" * 21_000 + "\n<!-- BEGIN GENERATED BRIEFING -->\n"
                       + block + "\n<!-- END GENERATED BRIEFING -->\n")
 
-    result = cli("doctor")
+    result = cli("doctor", "--text")
 
     assert result.exit_code == 1
     assert "bootstrapMaxChars" in result.stdout
@@ -493,7 +493,7 @@ def test_doctor_reports_a_plugin_openclaw_cannot_load(cli, openclaw, zc_env, mon
     assert cli("init").exit_code == 0
     monkeypatch.setenv("FAKE_OPENCLAW_PLUGIN_ERROR", "SyntaxError: Unexpected token in index.js")
 
-    result = cli("doctor")
+    result = cli("doctor", "--text")
 
     assert result.exit_code == 1
     assert "fail  plugin loads: status error; SyntaxError: Unexpected token" in result.stdout
