@@ -58,9 +58,8 @@ def doctor(cli: OpenClawCLI | None) -> list[Check]:
             checks.append(_exec_approval_check(inst))
         checks.extend(_on_path_checks(inst.config))
         checks.extend(model_key_checks())
-    else:  # nothing is extracted here until init: a missing key is for later
-        checks.extend(c if c.status != "fail" else Check(c.name, "warn", c.detail, c.fix)
-                      for c in model_key_checks())
+    else:
+        checks.extend(model_key_checks(wired=False))
     checks.extend(_extraction_checks())
     checks.append(_people_check(inst.config))
     return checks
@@ -330,8 +329,10 @@ def _exec_approval_check(inst: Installer) -> Check:
                  f"{shlex.quote(exe)} (or run `zettelclaw init`)")
 
 
-def model_key_checks() -> list[Check]:
-    """Is a model key findable (where, never what), and do sessions wait for one?"""
+def model_key_checks(*, wired: bool = True) -> list[Check]:
+    """Is a model key findable (where, never what), and do sessions wait for one? No key is a
+    failure, or a warning on a home not ``wired`` into OpenClaw where no session waits for
+    one (nothing is extracted there until init)."""
     from ..counts import count
     from ..credentials import fix_text, lookup
     from ..state import State, waiting
@@ -346,7 +347,7 @@ def model_key_checks() -> list[Check]:
                     if waits["sessions"] else "")
     notes = "".join(f"; {note}" for note in found.notes[:2])
     if found.credential is None:
-        return [Check("model key", "fail",
+        return [Check("model key", "fail" if wired or waits["sessions"] else "warn",
                       f"no Anthropic key in the environment, OpenClaw's env file or its auth "
                       f"store: extraction cannot run{waiting_text}{notes}", fix_text())]
     out = [Check("model key", "ok", str(found.credential))]
