@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 out.write(fh.readline())
         small_env = {**env, "ZETTELCLAW_HOME": str(small)}
         repeat = max(args.repeat, 10)
-        ours = best([zc, "handoff"], repeat=repeat, env=small_env)
+        ours = best([zc, "handoff", "--text"], repeat=repeat, env=small_env)
         ref = best([sys.executable, "-c", "pass"], repeat=repeat, env=small_env)
         results.append(row("handoff (10 entries) vs python3 -c pass", ours, ref, 3.0))
     return results

@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         _, message = _home_of(source, small, SMALL)
         small_env = {**env, "ZETTELCLAW_HOME": str(small)}
         repeat = max(args.repeat, 20)
-        subprocess.run([zc, "handoff"], env=small_env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([zc, "handoff", "--text"], env=small_env, check=True,
+                       stdout=subprocess.DEVNULL)
         print(f"small log: {SMALL} entries; message {message!r}; best of {repeat}, in turns")
         runs = in_turns({
             "ref": [sys.executable, "-c", "pass"],
@@ -102,7 +103,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         common = synth.vocabulary(synth.random.Random(7))[:3]
         print(f"\nlog: {args.size:,} entries, {log.stat().st_size / 1e6:.0f} MB; best of "
               f"{args.repeat}; words {words} (frequent to rare), common {common}")
-        subprocess.run([zc, "handoff"], env=big_env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([zc, "handoff", "--text"], env=big_env, check=True,
+                       stdout=subprocess.DEVNULL)
         ask = f"what did we decide about the {' '.join(words)}?"
         runs = in_turns({
             "ref": [rg, "-c", "-i", *[a for w in words for a in ("-e", w)], str(log)],

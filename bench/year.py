@@ -437,7 +437,7 @@ class Run:
             "brief --no-llm": [zc, "brief", "--no-llm"],
             "vault build after one write": [zc, "vault", "build", "--vault",
                                             str(probe / "vault")],
-            "handoff": [zc, "handoff"],
+            "handoff": [zc, "handoff", "--text"],
             "recall -- thanks!": [zc, "recall", "--", "thanks!"],
             "sweep, nothing new": [zc, "sweep", "-j", "1"],
         }

@@ -17,7 +17,6 @@ from tests.fake_anthropic import fake_anthropic  # noqa: F401  (fixture: the fak
 pytest_plugins = ["tests.e2e_progress"]
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 # what a person reads: the front page and the reference pages under docs/
 DOC_PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 

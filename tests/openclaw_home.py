@@ -1,7 +1,7 @@
 """Build OpenClaw state directories for tests, benchmarks and the demo.
 
-Both layouts, with the shapes OpenClaw really writes (see ``../shared/openclaw.md`` and the
-database OpenClaw 2026.9.6 wrote in ``../shared/data``):
+Both layouts, with the shapes OpenClaw really writes (see docs/openclaw.md and the database
+OpenClaw 2026.9.6 wrote, in ``tests/data/openclaw-2026.9.6``):
 
 * 2026.2: ``agents/<agent>/sessions/sessions.json`` (key -> entry) and ``<sessionId>.jsonl``,
   rotated to ``<sessionId>.jsonl.reset.<time>`` when ``/new`` starts a new sessionId;

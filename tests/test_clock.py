@@ -26,11 +26,11 @@ def test_a_conversation_settles_thirty_minutes_after_it_ends_on_the_simulated_cl
     fake_anthropic.default.text = '{"type":"handoff","content":"Dentist booked."}'
 
     monkeypatch.setenv("ZETTELCLAW_NOW", "2026-03-10T10:10:00Z")
-    assert cli("sweep").stdout.startswith("Sweep: 0 sessions extracted, 1 skipped")
+    assert cli("sweep", "--text").stdout.startswith("Sweep: 0 sessions extracted, 1 skipped")
     assert fake_anthropic.message_requests == []
 
     monkeypatch.setenv("ZETTELCLAW_NOW", "2026-03-10T23:30:00Z")
-    assert cli("sweep").stdout.startswith("Sweep: 1 session extracted")
+    assert cli("sweep", "--text").stdout.startswith("Sweep: 1 session extracted")
     record = json.loads((log_dir / "state.json").read_text())["extractedSessions"][SESSION]
     assert record["at"] == "2026-03-10T23:30:00Z"
 

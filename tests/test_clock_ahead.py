@@ -30,7 +30,7 @@ def test_a_sweep_after_the_clock_was_corrected_extracts_today_s_conversation(
     rotate(conversation(home, sid(1), AHEAD - timedelta(hours=3), "the skewed night"),
            AHEAD - timedelta(hours=1))
     fake_anthropic.when("skewed night", handoff("about the skewed night"))
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     assert state_of(log_dir)["sweptUpTo"]["main"] > iso(NOW)
 
     monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW))  # the clock set right; a /new today
@@ -38,14 +38,14 @@ def test_a_sweep_after_the_clock_was_corrected_extracts_today_s_conversation(
            NOW - timedelta(hours=1))
     fake_anthropic.when("boiler", handoff("about the boiler"))
 
-    dry = cli("sweep", "--dry-run")
+    dry = cli("sweep", "--text", "--dry-run")
     assert "Sweep: 1 session would extract" in dry.stdout and sid(2) in dry.stdout
     assert "sweptUpTo (2027-02-16T03:00:00Z) is later than now" in dry.stderr
     stats = json.loads(cli("stats", "--json").stdout)
     assert stats["sweptAhead"] == {"main": "2027-02-16T03:00:00Z"}
     assert checks(cli)["sweep"]["status"] == "warn"
 
-    swept = cli("sweep")
+    swept = cli("sweep", "--text")
     assert swept.stdout.startswith("Sweep: 1 session extracted"), swept.stderr
     assert "this sweep sets it back" in swept.stderr
     assert [e["content"] for e in read_log(log_dir)] == ["about the skewed night",
@@ -53,7 +53,7 @@ def test_a_sweep_after_the_clock_was_corrected_extracts_today_s_conversation(
     assert state_of(log_dir)["sweptUpTo"]["main"] <= iso(NOW)
     assert "sweep" not in checks(cli)
     assert "sweptAhead" not in json.loads(cli("stats", "--json").stdout)
-    again = cli("sweep")
+    again = cli("sweep", "--text")
     assert again.stdout.startswith("Sweep: 0 sessions extracted") and not again.stderr
     assert len(fake_anthropic.message_requests) == 2
 
@@ -70,8 +70,8 @@ def test_an_open_conversation_dated_in_the_future_is_extracted_by_the_dry_run_an
                  key="agent:main:telegram:direct:42")
     fake_anthropic.when("skewed garden", handoff("about the skewed garden"))
 
-    dry = cli("sweep", "--dry-run")
-    run = cli("sweep")
+    dry = cli("sweep", "--text", "--dry-run")
+    run = cli("sweep", "--text")
 
     assert "Sweep: 1 session would extract" in dry.stdout and sid(3) in dry.stdout
     assert run.stdout.startswith("Sweep: 1 session extracted"), run.stderr
@@ -83,10 +83,10 @@ def test_an_open_conversation_dated_in_the_future_is_extracted_by_the_dry_run_an
     assert "1 open conversation held to settle" in run.stdout
     # found complete once more, it is then left unread: later nights write nothing for it
     monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW + timedelta(minutes=1)))
-    cli("sweep")
+    cli("sweep", "--text")
     after = (log_dir / "state.json").read_bytes()
     monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW + timedelta(minutes=2)))
-    assert cli("sweep").stdout.startswith("Sweep: 0 sessions extracted")
+    assert cli("sweep", "--text").stdout.startswith("Sweep: 0 sessions extracted")
     assert (log_dir / "state.json").read_bytes() == after
 
 
@@ -109,14 +109,14 @@ def test_a_handoff_written_while_the_clock_ran_ahead_gives_way_to_today_s(
     write_log(log_dir, [before])
     monkeypatch.setenv("ZETTELCLAW_NOW", iso(AHEAD))  # that night: its handoff is the latest
     write_log(log_dir, [skewed])
-    assert b"Painted the porch" in zc("handoff").stdout
+    assert b"Painted the porch" in zc("handoff", "--text").stdout
 
     monkeypatch.setenv("ZETTELCLAW_NOW", iso(NOW))  # the clock set right, nothing said since
-    assert b"Painted the porch" in zc("handoff").stdout  # still the last conversation's
+    assert b"Painted the porch" in zc("handoff", "--text").stdout  # still the last conversation's
     write_log(log_dir, [entry("handoff", "Booked the plumber for Friday",
                               NOW - timedelta(hours=1), "s-today")])
     for _ in range(2):  # (the second run reads the pointer the first one stored)
-        said = zc("handoff").stdout
+        said = zc("handoff", "--text").stdout
         assert b"Booked the plumber for Friday" in said and b"Painted the porch" not in said
 
 

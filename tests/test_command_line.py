@@ -55,6 +55,9 @@ USAGE_ERRORS = [  # the arguments, and the command the "Try" line names (None: n
     (("search", "--limit", "x", "--json"), "search"),  # the per-turn form hands it over
     (("search", "--subject", "Bad Slug"), None),  # README: a malformed slug is exit 2
     (("search", "--subject", "Bad Slug", "--json"), None),
+    (("search", "--type", "facts", "x"), "search"),  # a bad value the core finds (issue 41)
+    (("search", "--limit", "0", "webhook", "--json"), "search"),
+    (("log", "-n", "0"), "log"),
     (("write", "fact"), "write"),  # a missing argument
     (("write", "fact", "-x"), "write"),  # an unknown short option stays one
     (("get",), "get"),
@@ -268,7 +271,7 @@ def test_completion_offers_entry_types_and_the_registry_s_subjects(log_dir, zc):
 def test_the_per_turn_commands_still_start_without_typer(design_log):
     from tests.hotpath import heavy_imports
 
-    assert heavy_imports(["handoff"], "Last Session Handoff") == []
+    assert heavy_imports(["handoff", "--text"], "Last Session Handoff") == []
     assert heavy_imports(["search", "--json", "dead-letter queue"], "Cx6tM_1pWn8Y") == []
 
 
@@ -283,17 +286,18 @@ def test_data_is_json_when_piped(design_log, zc):
             orjson.loads(line)
 
 
-def test_text_commands_print_text_when_piped_and_json_with_json(design_log, zc, zc_env):
+def test_reports_and_the_handoff_print_json_when_piped_and_text_with_text(design_log, zc,
+                                                                           zc_env):
     (zc_env["workspace"] / "MEMORY.md").write_text("# Memory\n\n## Pending\n- a thing\n")
-    handoff = zc("handoff")
+    handoff = zc("handoff", "--text")
     assert handoff.stdout.decode().startswith("## Last Session Handoff\n")
-    assert orjson.loads(zc("handoff", "--json").stdout)["handoff"]["id"] == "Ym8kP_3wNx5Q"
-    memory = zc("get", "MEMORY.md")
+    assert orjson.loads(zc("handoff").stdout)["handoff"]["id"] == "Ym8kP_3wNx5Q"
+    memory = zc("get", "MEMORY.md")  # a file, to read or grep: text stays text
     assert memory.stdout.decode() == "# Memory\n\n## Pending\n- a thing\n"
     assert orjson.loads(zc("get", "MEMORY.md", "--json").stdout)["text"].startswith("# Memory")
-    doctor = zc("doctor")
+    doctor = zc("doctor", "--text")
     assert doctor.stdout.decode().splitlines()[0].split()[0] in ("ok", "warn", "fail")
-    assert "checks" in orjson.loads(zc("doctor", "--json").stdout)
+    assert "checks" in orjson.loads(zc("doctor").stdout)
 
 
 def flat(help_text: str) -> str:
@@ -301,9 +305,10 @@ def flat(help_text: str) -> str:
     return " ".join(re.sub(r"[│╭╮╰╯─]", " ", help_text).split())
 
 
-def test_the_help_of_text_commands_says_they_print_text_when_piped(cli):
-    for args in (["handoff"], ["doctor"], ["sweep"], ["get"], ["import"]):
-        assert "text, piped or not" in flat(cli(*args, "--help").stdout), args
+def test_the_help_of_the_reports_says_text_even_when_piped_is_text(cli):
+    for args in (["handoff"], ["doctor"], ["sweep"], ["import"]):
+        assert "Print text even when piped" in flat(cli(*args, "--help").stdout), args
+    assert "text, piped or not" in flat(cli("get", "--help").stdout)
     assert "the default when stdout is not a terminal" in flat(cli("search", "--help").stdout)
 
 

@@ -232,7 +232,7 @@ def test_no_key_waits_then_a_stored_key_extracts_it(cli, fake_anthropic, auth_se
                                                      state, log_dir, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     outputs = []
-    first = cli("sweep")
+    first = cli("sweep", "--text")
     outputs.append(first.stdout + first.stderr)
     assert first.exit_code == 1
     assert "openclaw models auth paste-token --provider anthropic" in first.stderr
@@ -268,7 +268,7 @@ def test_no_key_waits_then_a_stored_key_extracts_it(cli, fake_anthropic, auth_se
         "(agents/main/agent/auth-profiles.json)")}
 
     fake_anthropic.reply(GOOD_REPLY)
-    second = cli("sweep")
+    second = cli("sweep", "--text")
     outputs.append(second.stdout + second.stderr)
     assert second.exit_code == 0, second.stderr
     saved = read_state(log_dir)
@@ -313,7 +313,7 @@ def test_a_conversation_the_nightly_sweep_found_without_a_key_goes_when_the_key_
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     minutes_ago = datetime.now(timezone.utc) - timedelta(minutes=15)
     home.jsonl_session("main", SID, AUTH_TURNS, key="agent:main:main", start=minutes_ago)
-    nightly = cli("sweep")
+    nightly = cli("sweep", "--text")
     assert nightly.exit_code == 1 and SID in read_state(log_dir)["waitingForKey"]["sessions"]
     _key_comes_and_the_sweep_extracts(cli, fake_anthropic, state, log_dir)
 
@@ -341,7 +341,7 @@ def _key_comes_and_the_sweep_extracts(cli, fake_anthropic, state, log_dir) -> No
     stats = json.loads(cli("stats", "--json").stdout)
     assert stats["waitingForKey"]["fix"] == "run `zettelclaw sweep` to extract them now"
     fake_anthropic.reply(GOOD_REPLY)
-    sweep = cli("sweep")
+    sweep = cli("sweep", "--text")
 
     assert sweep.exit_code == 0, sweep.stderr
     assert sweep.stdout.startswith("Sweep: 1 session extracted, 0 skipped, 0 failed; 4 entries")

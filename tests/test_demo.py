@@ -100,3 +100,81 @@ def test_a_second_run_replaces_only_a_folder_the_demo_made(tmp_path):
     with pytest.raises(SystemExit, match="not a demo folder"):
         demo.fresh_folder(mine)
     assert (mine / "notes.txt").read_text() == "keep me\n"
+
+
+def _readme_every_day() -> list[str]:
+    """The commands of the README's "Every day" block, as a person pastes them."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Every day", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def _in_a_terminal(script: str, env: dict, cwd: Path, answers: dict[str, str]) -> str:
+    """Run ``script`` in bash on a pseudo-terminal (stdin, stdout and stderr: a person's
+    shell), answering each prompt that ends with a key of ``answers``; the whole output."""
+    import pty
+    import select
+
+    main, child = pty.openpty()
+    proc = subprocess.Popen(["bash", "-c", script], stdin=child, stdout=child, stderr=child,
+                            cwd=cwd, env={**env, "COLUMNS": "200", "TERM": "xterm"},
+                            start_new_session=True)
+    os.close(child)
+    out, answered = b"", 0
+    while True:
+        ready, _, _ = select.select([main], [], [], 120)
+        if not ready:
+            proc.kill()
+            break
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the shell closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+        tail = out[answered:].decode("utf-8", "replace").rstrip()
+        for prompt, answer in answers.items():
+            if tail.endswith(prompt):
+                os.write(main, answer.encode() + b"\n")
+                answered = len(out)
+    os.close(main)
+    proc.wait(timeout=60)
+    return out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def test_every_command_of_the_readme_works_pasted_into_a_shell_on_the_demo_home(demo, tmp_path):
+    """The README's "Every day" block pasted, line by line, into a fresh shell in the
+    repository after `make demo`'s export line, zettelclaw on PATH as `source
+    .venv/bin/activate` puts it: each command exits 0 (doctor: 1, saying this home is not
+    wired into an OpenClaw and how to wire one), never "no entry with id"."""
+    out, said = demo
+    home = tmp_path / "demo"
+    import shutil
+
+    shutil.copytree(out, home, symlinks=True)  # the fixture's folder stays as made
+    [export] = {line[2:] for line in said.splitlines() if line.startswith("$ export ")}
+    export = export.replace(str(out), str(home))
+    commands = _readme_every_day()
+    assert any(c.startswith("zettelclaw get ") for c in commands)
+    env = {**_clean_env(), "HOME": str(tmp_path),
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                    os.environ.get("PATH", "")])}
+    script = "\n".join([export, *(f'{c}\necho "[rc=$? of line {n}]"'
+                                  for n, c in enumerate(commands))])
+    shown = _in_a_terminal(script, env, ROOT, {"[y/N]:": "y", "[s]top:": "s"})
+    codes = {int(n): int(rc) for rc, n in
+             __import__("re").findall(r"\[rc=(\d+) of line (\d+)\]", shown)}
+    assert sorted(codes) == list(range(len(commands))), shown[-3000:]
+    doctor = next(n for n, c in enumerate(commands) if c.startswith("zettelclaw doctor"))
+    failed = {commands[n]: rc for n, rc in codes.items() if rc != 0 and n != doctor}
+    assert not failed, (failed, shown[-4000:])
+    assert "no entry with id" not in shown and "Traceback" not in shown
+    assert codes[doctor] == 1
+    assert "This OpenClaw home is not wired into zettelclaw: `zettelclaw init` wires it" \
+        in shown
+    assert "plugins.slots.memory" not in shown  # one line for it, not a failure per setting
+    assert "## Last Session Handoff" in shown  # handoff on a terminal: the block
+    forgotten = [line for line in (home / "openclaw" / "zettelclaw" / "log.jsonl")
+                 .read_text().splitlines() if '"forgotten"' in line or '"forget"' in line]
+    assert forgotten, "forget \"$id\" hid the entry get showed"

@@ -270,3 +270,150 @@ def test_main_and_an_agent_with_entries_are_known_on_a_fresh_install(cli, log_di
     unknown = cli("log", "--agent", "mian")
     assert unknown.exit_code == 2
     assert unknown.stderr.endswith("its agents: main, old\n")
+
+
+# -- issue 41: the first hour, round 5 -------------------------------------------------------
+
+def test_handoff_doctor_and_sweep_piped_into_jq_are_json_and_text_with_text(
+        zc, design_log, zc_env):
+    handoff, doctor = zc("handoff"), zc("doctor")
+    sweep = zc("sweep")
+
+    [block] = [orjson.loads(line) for line in handoff.stdout.splitlines()]
+    assert block["handoff"]["id"] == "Ym8kP_3wNx5Q"
+    assert [t["id"] for t in block["openTasks"]] == ["Ht4vL_9qRx2D"]
+    report = orjson.loads(doctor.stdout)
+    assert report["ok"] is False and {c["name"] for c in report["checks"]} >= {"log directory"}
+    assert set(orjson.loads(sweep.stdout)) >= {"extracted", "failed"}, sweep.stdout
+    # --text: the plugin's form (the block before each prompt, the line in hooks.log)
+    assert zc("handoff", "--text").stdout.decode().startswith("## Last Session Handoff\n")
+    assert not zc("sweep", "--text").stdout.startswith(b"{")
+    assert zc("doctor", "--text").stdout.decode().splitlines()[-1].startswith("This OpenClaw")
+
+
+def test_search_with_no_word_to_search_for_finds_nothing_and_says_why(cli, design_log):
+    said = {}
+    for query in ("", "   ", "the", "of the"):
+        result = cli("search", "--json", query)
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout == "", query  # not every entry, whatever the spelling
+        said[query] = result.stderr.strip()
+    assert said[""] == said["   "] == (
+        "No matching entries: the query is empty. Ask with the words that matter; without a "
+        "query, `zettelclaw search` lists the latest entries.")
+    assert said["the"].startswith(
+        'No matching entries: 1 word ("the") is too common or too short to search for.')
+    assert said["of the"].startswith('No matching entries: 2 words ("of", "the") are too')
+    assert len(cli.lines("search", "--json")) == 5  # no query at all: the current entries
+
+
+def test_search_piped_with_no_word_says_why_through_the_fast_path_too(zc, design_log):
+    for query in ("", "the"):
+        result = zc("search", query)
+        assert (result.returncode, result.stdout) == (0, b"")
+        assert result.stderr.startswith(b"No matching entries: "), result.stderr
+
+
+BAD_VALUES = [
+    (("search", "--type", "facts", "x"),
+     "Error: Invalid value for '--type' / '-t': 'facts' is not one of task, fact, decision, "
+     "question, handoff.", "search"),
+    (("search", "-n", "0", "webhook"),
+     "Error: Invalid value for '--limit' / '-n': 0 is not at least 1.", "search"),
+    (("log", "-n", "0"), "Error: Invalid value for '-n' / '--count': 0 is not at least 1.",
+     "log"),
+    (("search", "--status", "closed"),
+     "Error: Invalid value for '--status': 'closed' is not one of open, done.", "search"),
+]
+
+
+def test_a_bad_value_is_one_error_line_and_one_try_line_whoever_checks_it(zc, design_log):
+    for args, error, command in BAD_VALUES:
+        result = zc(*args)
+        assert result.returncode == 2
+        assert result.stderr.decode().splitlines() == [
+            error, f"Try 'zettelclaw {command} --help'."], args
+
+
+def test_paths_lists_every_workspace_brief_writes(zc, log_dir, zc_env):
+    (zc_env["state"] / "agents" / "work" / "sessions").mkdir(parents=True)
+    write_log(log_dir, [{"id": "opsFact00001", "timestamp": "2026-03-01T10:00:00Z",
+                         "type": "fact", "content": "The ops runbook lives in git",
+                         "session": "s9", "agent": "ops"}])
+    listed = orjson.loads(zc("paths").stdout)
+    assert listed["workspace[work]"] == str(zc_env["state"] / "workspace-work")
+    assert listed["workspace[ops]"] == str(zc_env["state"] / "workspace-ops")
+    assert "workspace[main]" not in listed  # the default agent's is `workspace`
+
+
+def test_doctor_on_a_home_init_never_wired_says_so_in_one_line(cli, design_log, zc_env):
+    for name in ("subjects.json", "state.json"):  # the log directory as the demo leaves it
+        (design_log.parent / name).write_text("{}")
+        (design_log.parent / name).chmod(0o600)
+    (zc_env["state"] / "openclaw.json").write_text(
+        '{"plugins": {"entries": {"zettelclaw": {"enabled": true}}}}')
+
+    result = cli("doctor", "--text")
+
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[-1].startswith("This OpenClaw home is not wired into zettelclaw: `zettelclaw "
+                                "init` wires it; "), lines[-1]
+    assert "other problem" not in lines[-1]  # the model key waits for the wiring: a warning
+    [wired] = [line for line in lines if line.startswith("fail ")]
+    assert wired.startswith(f"fail  wired into OpenClaw: no: the OpenClaw home "
+                            f"{zc_env['state']} has no zettelclaw plugin, memory slot or skill")
+    assert "`zettelclaw init` wires it (`zettelclaw init --dry-run` lists every change " \
+           "first)" in result.stdout
+    for piece in ("plugins.slots.memory", "skill:", "memoryFlush", "briefing job"):
+        assert piece not in result.stdout  # not a failure per piece
+
+
+def test_the_brief_summary_counts_one_standing_preference_or_fact(cli, log_dir, monkeypatch):
+    monkeypatch.setenv("ZETTELCLAW_NOW", "2026-03-03T10:00:00Z")
+    write_log(log_dir, [
+        {"id": "prefFact0001", "timestamp": "2026-01-05T10:00:00Z", "type": "fact",
+         "content": "I prefer tea to coffee", "session": "s1"},  # before the decision window
+        {"id": "taskOpen0001", "timestamp": "2026-03-02T10:00:00Z", "type": "task",
+         "status": "open", "content": "Renew the TLS cert", "subject": "homelab",
+         "session": "s2"}])
+    result = cli("brief", "--no-llm", "--no-vault")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.rstrip().endswith(
+        "(1 active subject, 1 open task, 1 standing preference or fact)."), result.stderr
+    assert "preferences and fact" not in result.stderr
+
+
+def test_the_not_shown_line_counts_nouns_right():
+    from zettelclaw.briefing.layout import render
+
+    standing = [f"fact {n}" for n in range(12)]
+    rendered = render({"standing": standing, "pending": ["one task", "two tasks"]}, 4, {})
+    assert "1 open task" in rendered.block and "open tasks" not in rendered.block, \
+        rendered.block
+    assert "standing preferences and facts" in rendered.block
+
+
+def test_a_mistyped_command_gets_the_one_close_suggestion(zc):
+    result = zc("serach", "webhook")
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [
+        "Error: No such command 'serach'. Did you mean 'search'?", "Try 'zettelclaw --help'."]
+
+
+def test_several_suggestions_only_when_they_are_as_close():
+    from zettelclaw.cli import closest
+
+    names = ["search", "extract", "export", "review", "recall", "stats", "sweep"]
+    assert closest("serach", names) == ["search"]
+    assert closest("exprt", names) == ["export"]
+    assert closest("re", names) == []
+    assert closest("sweap", ["sweep", "swept"]) == ["sweep", "swept"]
+
+
+def test_the_docs_say_the_first_start_upgrade_warning_is_openclaws_and_passes():
+    from tests.conftest import REPO
+
+    text = " ".join((REPO / "docs" / "openclaw.md").read_text().split())
+    assert ("settings cannot be checked until its data/settings upgrade finishes" in text)
+    assert "a warning of OpenClaw's own" in text and "the warning passes" in text

@@ -41,7 +41,7 @@ def shown_everywhere(zc, cli, entry_id: str, text: str) -> dict[str, bool]:
         "search --type (python)": entry_id in ids(
             zc("search", "--type", "decision", env={"ZETTELCLAW_RG": "0"})),
         "search --subject": entry_id in ids(zc("search", "--subject", "auth-migration")),
-        "handoff": text in zc("handoff").stdout.decode(),
+        "handoff": text in zc("handoff", "--text").stdout.decode(),
         "log": entry_id in ids(zc("log", "-n", "50")),
         "get": zc("get", entry_id).returncode == 0,
         "export": entry_id in ids(zc("export")),
@@ -127,15 +127,15 @@ def test_recall_leaves_a_forgotten_entry_out(design_log, zc):
 
 def test_a_forgotten_task_leaves_the_handoff_and_the_briefing(design_log, zc, cli):
     backfill = "Write backfill script for 47 failed webhook jobs"
-    assert backfill in zc("handoff").stdout.decode()
+    assert backfill in zc("handoff", "--text").stdout.decode()
     forget(zc, TASK)
-    assert backfill not in zc("handoff").stdout.decode()
-    assert zc("handoff").stdout.decode().startswith("## Last Session Handoff")
+    assert backfill not in zc("handoff", "--text").stdout.decode()
+    assert zc("handoff", "--text").stdout.decode().startswith("## Last Session Handoff")
     brief = cli("brief", "--no-llm", "--print", "--now", "2026-02-27").stdout
     assert backfill not in brief
     assert rows(zc("stats", "--json"))[0]["entries"]["openTasks"] == 0
     forget(zc, "--undo", TASK)
-    assert backfill in zc("handoff").stdout.decode()
+    assert backfill in zc("handoff", "--text").stdout.decode()
     assert backfill in cli("brief", "--no-llm", "--print", "--now", "2026-02-27").stdout
 
 
@@ -143,23 +143,23 @@ def test_a_forgotten_handoff_is_not_injected_nor_the_one_before_it(log_dir, zc):
     earlier = {"id": "Old0handoff1", "timestamp": "2026-02-10T10:00:00Z", "type": "handoff",
                "content": "An earlier session's handoff", "session": "s0"}
     write_log(log_dir, [earlier, *DESIGN_LINES])
-    assert "Auth migration" in zc("handoff").stdout.decode()  # (stores its pointer)
+    assert "Auth migration" in zc("handoff", "--text").stdout.decode()  # (stores its pointer)
     forget(zc, HANDOFF)
-    assert zc("handoff").stdout == b""
+    assert zc("handoff", "--text").stdout == b""
     assert zc("recall", "--handoff", "--text", "--", "hello").stdout.strip() == b""
     forget(zc, "--undo", HANDOFF)
-    assert "Auth migration" in zc("handoff").stdout.decode()
+    assert "Auth migration" in zc("handoff", "--text").stdout.decode()
     # forgotten after the pointer was stored: the answer is the same
-    assert "Auth migration" in zc("handoff").stdout.decode()
+    assert "Auth migration" in zc("handoff", "--text").stdout.decode()
     forget(zc, HANDOFF)
-    assert zc("handoff").stdout == b""
+    assert zc("handoff", "--text").stdout == b""
     forget(zc, "--undo", HANDOFF)
     # the pointer now holds the handoff; an undo appended after it still counts
-    zc("handoff")
+    zc("handoff", "--text")
     forget(zc, HANDOFF)
-    zc("handoff")
+    zc("handoff", "--text")
     forget(zc, "--undo", HANDOFF)
-    assert "Auth migration" in zc("handoff").stdout.decode()
+    assert "Auth migration" in zc("handoff", "--text").stdout.decode()
 
 
 def test_forget_by_session_and_subject_with_a_dry_run_first(design_log, zc):
@@ -169,7 +169,7 @@ def test_forget_by_session_and_subject_with_a_dry_run_first(design_log, zc):
     assert ids(dry) == [TASK, "Jn2fR_7vKw4X", HANDOFF]
     assert design_log.read_bytes() == before, "--dry-run changes nothing"
     forget(zc, "--session", "abc12345")
-    assert zc("handoff").stdout == b""
+    assert zc("handoff", "--text").stdout == b""
     assert ids(zc("search", "--subject", "auth-migration")) == [CURRENT]
     forget(zc, "--subject", "auth-migration")
     assert ids(zc("search", "--subject", "auth-migration")) == []
@@ -245,7 +245,7 @@ def test_purge_tombstones_show_nowhere_and_their_replaces_still_count(log_dir, z
     assert got.returncode == 1
     assert got.stderr.decode() == f"Error: entry {TASK} was purged on 2026-03-01\n"
     assert orjson.loads(zc("get", TASK, "--json").stdout)["purged"] == "2026-03-01T09:00:00Z"
-    assert "Write backfill" not in zc("handoff").stdout.decode()
+    assert "Write backfill" not in zc("handoff", "--text").stdout.decode()
     stats = rows(zc("stats", "--json"))[0]["entries"]
     assert (stats["forgotten"], stats["purged"], stats["openTasks"]) == (0, 2, 0)
     # the fact's current version was purged: the thing is gone, its old version not counted
@@ -300,7 +300,7 @@ def test_the_per_turn_commands_stay_light_with_forgets_in_the_log(design_log, zc
     forget(zc, TASK)
     forget(zc, CURRENT)
     forget(zc, "--undo", CURRENT)
-    assert heavy_imports(["handoff"], "Last Session Handoff") == []
+    assert heavy_imports(["handoff", "--text"], "Last Session Handoff") == []
     assert heavy_imports(["recall", "--json", "--", "the exponential backoff intervals"],
                          "Dw9sN_2qXk7Z") == []
     assert heavy_imports(["search", "--json", "dead-letter queue"], CURRENT) == []

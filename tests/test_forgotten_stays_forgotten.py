@@ -136,6 +136,6 @@ def test_forget_match_forgets_by_text_as_purge_match_purges(quoted, cli, zc):
     assert done.exit_code == 0, done.stderr
     assert len(done.stdout.splitlines()) == 3 and "still quoted" not in done.stderr
     assert cli("search", "4471").stdout.strip() == ""
-    assert "4471" not in zc("handoff").stdout.decode()
+    assert "4471" not in zc("handoff", "--text").stdout.decode()
     assert cli("forget", "--undo", GATE, "handoff00001", "decision0001", "--yes").exit_code == 0
     assert cli("search", "4471").stdout.strip()

@@ -136,7 +136,7 @@ def test_doctor_names_a_correction_moved_above_what_it_replaces(cli, log_dir):
 
     check = _doctor_says(cli)
     assert "vpnPortNew01 (fact) stands before vpnPortOld01, which it replaces" in check["detail"]
-    doctor = cli("doctor")
+    doctor = cli("doctor", "--text")
     assert "warn  corrections: 1 line of the log hiding nothing since it was edited" in \
         doctor.stdout
 

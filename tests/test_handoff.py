@@ -9,7 +9,7 @@ from tests.hotpath import heavy_imports
 
 
 def test_handoff_prints_the_design_block_and_the_sessions_open_tasks(design_log, zc):
-    result = zc("handoff")
+    result = zc("handoff", "--text")
     assert result.returncode == 0
     text = result.stdout.decode()
     assert text.splitlines()[:4] == [
@@ -31,9 +31,9 @@ def test_handoff_json(design_log, zc):
 
 
 def test_no_handoff_prints_nothing_and_exits_0(log_dir, zc):
-    assert zc("handoff").stdout == b"" and zc("handoff").returncode == 0
+    assert zc("handoff", "--text").stdout == b"" and zc("handoff", "--text").returncode == 0
     write_log(log_dir, DESIGN_LINES[:2])
-    result = zc("handoff")
+    result = zc("handoff", "--text")
     assert result.returncode == 0 and result.stdout == b""
 
 
@@ -44,7 +44,7 @@ def test_the_latest_handoff_wins_and_a_corrected_handoff_is_skipped(log_dir, zc)
     fix = {**h2, "id": "Fx1xF_2xF3xF", "content": "Backfill script written and run",
            "replaces": "Zz9yX_8wVu7T"}
     write_log(log_dir, [h1, h2])
-    assert "Backfill script written" in zc("handoff").stdout.decode()
+    assert "Backfill script written" in zc("handoff", "--text").stdout.decode()
     write_log(log_dir, [fix])
     assert orjson.loads(zc("handoff", "--json").stdout)["handoff"]["id"] == "Fx1xF_2xF3xF"
 
@@ -239,7 +239,7 @@ def _session_with(tasks: int, decisions: int, text: str = "x" * 250) -> list[dic
 
 def test_the_handoff_block_is_at_most_4000_characters_and_says_what_it_left_out(log_dir, zc):
     write_log(log_dir, _session_with(tasks=40, decisions=30))
-    text = zc("handoff").stdout.decode().rstrip("\n")
+    text = zc("handoff", "--text").stdout.decode().rstrip("\n")
     assert len(text) <= 4000
     assert text.startswith("## Last Session Handoff\nSession: big00001")
     assert "- task 0 " in text  # the first tasks are there
@@ -249,13 +249,13 @@ def test_the_handoff_block_is_at_most_4000_characters_and_says_what_it_left_out(
     shown = sum(line.startswith("- task ") for line in text.splitlines())
     assert f"… {40 - shown} more open tasks" in last
     # the same log gives the same bytes (the prompt prefix stays cached), pointer or not
-    assert zc("handoff").stdout.decode().rstrip("\n") == text
+    assert zc("handoff", "--text").stdout.decode().rstrip("\n") == text
     (log_dir / "state.json").unlink()
-    assert zc("handoff").stdout.decode().rstrip("\n") == text
+    assert zc("handoff", "--text").stdout.decode().rstrip("\n") == text
 
 
 def test_a_small_handoff_is_whole_and_names_nothing_left_out(design_log, zc):
-    assert "… " not in zc("handoff").stdout.decode()
+    assert "… " not in zc("handoff", "--text").stdout.decode()
 
 
 def test_handoff_with_a_20_mb_last_line_answers(log_dir, zc):
@@ -265,7 +265,7 @@ def test_handoff_with_a_20_mb_last_line_answers(log_dir, zc):
     with open(log_dir / "log.jsonl", "ab") as fh:
         fh.write(orjson.dumps(huge) + b"\n")
     for _ in range(2):  # without and with the pointer in state.json
-        text = zc("handoff").stdout.decode()
+        text = zc("handoff", "--text").stdout.decode()
         assert text.startswith("## Last Session Handoff\nSession: abc12345")
         assert "Write backfill script" in text
 
@@ -276,7 +276,7 @@ def test_a_20_mb_line_among_the_session_s_entries_is_left_out(log_dir, zc):
          "status": "open", "content": "y" * 20_000_000, "session": "abc12345"},
         DESIGN_LINES[4]]
     write_log(log_dir, lines)
-    text = zc("handoff").stdout.decode()
+    text = zc("handoff", "--text").stdout.decode()
     assert "Write backfill script" in text and "yyyy" not in text
     assert len(text) < 4000
 
@@ -285,7 +285,7 @@ def test_a_20_mb_handoff_is_not_shown(log_dir, zc):
     write_log(log_dir, DESIGN_LINES + [{**DESIGN_LINES[4], "id": "Hg0000_abcde",
                                         "timestamp": "2026-03-01T10:00:00Z",
                                         "content": "z" * 20_000_000}])
-    text = zc("handoff").stdout.decode()
+    text = zc("handoff", "--text").stdout.decode()
     assert "zzzz" not in text and "Session: abc12345" in text  # the one before it
 
 

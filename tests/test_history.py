@@ -77,14 +77,14 @@ def contents(log_dir) -> list[str]:
 def test_the_sweep_takes_only_conversations_after_the_install(cli, sessions, fake_anthropic,
                                                              log_dir):
     installed(log_dir)
-    result = cli("sweep", "--gateway-start", NOW.isoformat())
+    result = cli("sweep", "--text", "--gateway-start", NOW.isoformat())
     assert result.exit_code == 0, result.stderr
     assert contents(log_dir) == ["about Postgres", "about auth migration"]
     assert len(fake_anthropic.message_requests) == 2
     assert "1 session also holds conversations from before the install" in result.stdout
     assert state(log_dir)["failedSessions"] == {}
     # nothing left to do for the automatic runs: history is not "to do"
-    again = cli("sweep", "--dry-run")
+    again = cli("sweep", "--text", "--dry-run")
     assert again.stdout.startswith("Sweep: 0 sessions would extract"), again.stdout
     assert "would" in again.stdout and "conversation" not in again.stderr
 
@@ -99,7 +99,7 @@ def test_a_hook_extract_leaves_history_alone(cli, sessions, fake_anthropic, log_
 
 
 def test_without_an_install_moment_every_conversation_is_taken(cli, sessions, log_dir):
-    result = cli("sweep")  # a log used before init recorded the moment: today's behaviour
+    result = cli("sweep", "--text")  # a log used before init recorded the moment: today's behaviour
     assert result.exit_code == 0, result.stderr
     assert len(contents(log_dir)) == 6
     assert "history" not in result.stdout
@@ -107,7 +107,7 @@ def test_without_an_install_moment_every_conversation_is_taken(cli, sessions, lo
 
 def test_import_takes_exactly_the_history_each_once(cli, sessions, fake_anthropic, log_dir):
     installed(log_dir)
-    assert cli("sweep").exit_code == 0  # the new conversations first: the cursor moves on
+    assert cli("sweep", "--text").exit_code == 0  # the new conversations first: the cursor moves on
     fake_anthropic.requests.clear()
     lines = cli.lines("import", "--dry-run", "--json")
     by_session = {line.get("session"): line for line in lines}
@@ -121,7 +121,7 @@ def test_import_takes_exactly_the_history_each_once(cli, sessions, fake_anthropi
     assert totals["estimatedInputTokens"] == sum(x["estimatedInputTokens"] for x in lines[:-1])
     assert fake_anthropic.message_requests == []  # a dry run calls no model
 
-    result = cli("import", "--yes")
+    result = cli("import", "--text", "--yes")
     assert result.exit_code == 0, result.stderr
     assert "Import: 4 conversations from 2 sessions, 0 failed" in result.stdout
     assert "importing" not in result.stderr  # no progress bar when not on a terminal
@@ -140,9 +140,9 @@ def test_import_takes_exactly_the_history_each_once(cli, sessions, fake_anthropi
     assert stamps["about topic-3"] == work["last"]  # its last message's time
 
     fake_anthropic.requests.clear()
-    again = cli("import", "--yes")
+    again = cli("import", "--text", "--yes")
     assert again.exit_code == 0 and "No history to import." in again.stderr
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     assert fake_anthropic.message_requests == []
     assert len(read_log(log_dir)) == 6
 
@@ -151,10 +151,10 @@ def test_import_before_the_new_conversation_is_swept(cli, sessions, fake_anthrop
     """The other order: history imported first, the later conversation still goes to the
     automatic run, once."""
     installed(log_dir)
-    assert cli("import", "--yes", "--session", MAIN9).exit_code == 0
+    assert cli("import", "--text", "--yes", "--session", MAIN9).exit_code == 0
     assert contents(log_dir) == ["about topic-1", "about topic-2", "about topic-3"]
-    assert cli("sweep").exit_code == 0
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     assert contents(log_dir) == ["about Postgres", "about auth migration", "about topic-1",
                                  "about topic-2", "about topic-3"]
     assert cli("import", "--dry-run", "--json").stdout.count('"session"') == 1  # the gym
@@ -175,24 +175,24 @@ def test_a_large_import_asks_first(cli, sessions, fake_anthropic, log_dir, monke
 
     installed(log_dir)
     monkeypatch.setattr(history, "LARGE_CONVERSATIONS", 2)
-    refused = cli("import")  # not a terminal, no --yes: refused, nothing spent
+    refused = cli("import", "--text")  # not a terminal, no --yes: refused, nothing spent
     assert refused.exit_code == 2
     assert "--yes" in refused.stderr and refused.stderr.startswith("Error: a large import")
     assert fake_anthropic.message_requests == [] and read_log(log_dir) == []
 
     monkeypatch.setattr(command, "_on_terminal", lambda: True)
-    declined = cli("import", input="n\n")
+    declined = cli("import", "--text", input="n\n")
     assert declined.exit_code == 1 and "Import 2 sessions, 4 conversations" in \
         declined.stderr
     assert fake_anthropic.message_requests == []
-    accepted = cli("import", input="y\n")
+    accepted = cli("import", "--text", input="y\n")
     assert accepted.exit_code == 0, accepted.stderr
     assert len(fake_anthropic.message_requests) == 4
 
 
 def test_a_small_import_does_not_ask(cli, sessions, fake_anthropic, log_dir):
     installed(log_dir)
-    result = cli("import", "--session", ROTATED)
+    result = cli("import", "--text", "--session", ROTATED)
     assert result.exit_code == 0, result.stderr
     assert contents(log_dir) == ["about gym"]
 
@@ -201,13 +201,13 @@ def test_a_failed_import_waits_for_the_import_not_the_sweep(cli, sessions, fake_
                                                            log_dir):
     installed(log_dir)
     fake_anthropic.matchers.insert(0, ("gym", Reply(error=400, message="bad request")))
-    result = cli("import", "--session", ROTATED)
+    result = cli("import", "--text", "--session", ROTATED)
     assert result.exit_code == 1 and "zettelclaw import` tries again" in result.stderr
     fake_anthropic.requests.clear()
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     assert not any("gym" in r.user_text for r in fake_anthropic.message_requests)
     fake_anthropic.matchers.pop(0)
-    assert cli("import", "--session", ROTATED).exit_code == 0
+    assert cli("import", "--text", "--session", ROTATED).exit_code == 0
     assert "about gym" in contents(log_dir)
     assert state(log_dir)["failedSessions"] == {}
 
@@ -232,11 +232,11 @@ def test_a_killed_import_goes_on_without_duplicates(home, fake_anthropic, log_di
     assert proc.returncode == -signal.SIGKILL
     done = len(read_log(log_dir))
     assert 2 <= done < 6  # killed part-way
-    rerun = zc("import", "--yes")
+    rerun = zc("import", "--text", "--yes")
     assert rerun.returncode == 0, rerun.stderr
     assert sorted(e["content"] for e in read_log(log_dir)) == [f"about {i}"
                                                                for i in range(1, 7)]
-    assert b"No history to import." in zc("import", "--yes").stderr
+    assert b"No history to import." in zc("import", "--text", "--yes").stderr
 
 
 def test_init_records_the_install_once_and_reports_history(cli, openclaw, sessions,  # noqa: F811
@@ -269,13 +269,13 @@ def test_init_on_a_log_in_use_keeps_taking_everything(cli, openclaw, log_dir):  
 def test_stats_and_doctor_mention_history_as_information(cli, openclaw, sessions,  # noqa: F811
                                                          log_dir):
     installed(log_dir)
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     stats = cli("stats", "--json")
     assert orjson.loads(stats.stdout)["history"]["installedAt"] is not None
     doctor = orjson.loads(cli("doctor", "--json").stdout)
     history = [c for c in doctor["checks"] if c["name"] == "history"]
     assert history and history[0]["status"] == "ok"
     assert history[0]["detail"].startswith("2 sessions, 4 conversations")
-    assert cli("import", "--yes").exit_code == 0
+    assert cli("import", "--text", "--yes").exit_code == 0
     doctor = orjson.loads(cli("doctor", "--json").stdout)
     assert not [c for c in doctor["checks"] if c["name"] == "history"]

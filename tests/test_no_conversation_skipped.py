@@ -244,11 +244,11 @@ def test_a_conversation_cut_off_by_a_crash_is_extracted_by_the_next_gateway_star
         home.jsonl_session("main", SID, FIRST, key=MAIN, start=crashed - timedelta(minutes=2))
     # a config hot reload (the gateway started before the conversation) leaves it to settle
     earlier = format_ts(crashed - timedelta(hours=1))
-    assert cli("sweep", "--gateway-start", earlier).exit_code == 0
+    assert cli("sweep", "--text", "--gateway-start", earlier).exit_code == 0
     assert read_log(log_dir) == [] and model.message_requests == []
     # the restart after the crash takes it at once
     restarted = format_ts(datetime.now(timezone.utc))
-    result = cli("sweep", "--gateway-start", restarted)
+    result = cli("sweep", "--text", "--gateway-start", restarted)
     assert result.stdout.startswith("Sweep: 1 session extracted"), result.stdout
     assert handoffs(log_dir) == ["invoice"]
     assert cli.lines("handoff", "--json")[0]["handoff"]["content"] == "invoice"
@@ -265,9 +265,9 @@ def test_an_open_conversation_left_to_settle_is_not_forgotten(cli, home, model, 
     recent = datetime.now(timezone.utc) - timedelta(minutes=20)
     home.db_session("main", SID, [FIRST], key=MAIN, start=recent - timedelta(hours=2))
     home.db_session("main", SID, [SECOND], key=MAIN, start=recent)
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     assert handoffs(log_dir) == ["invoice"]
-    result = cli("sweep", "--gateway-start", format_ts(datetime.now(timezone.utc)))
+    result = cli("sweep", "--text", "--gateway-start", format_ts(datetime.now(timezone.utc)))
     assert result.stdout.startswith("Sweep: 1 session extracted"), result.stdout
     assert handoffs(log_dir) == ["invoice", "max calls"]
 
@@ -275,15 +275,15 @@ def test_an_open_conversation_left_to_settle_is_not_forgotten(cli, home, model, 
 def test_a_pruned_record_is_written_back_after_one_look(cli, home, model, log_dir):
     home.db_session("main", SID, [FIRST, SECOND], key=MAIN,
                     start=datetime.now(timezone.utc) - timedelta(days=40), current=False)
-    cli("sweep")
+    cli("sweep", "--text")
     calls = len(model.message_requests)
     state = _state(log_dir)
     state["extractedSessions"] = {}  # as if pruned after 30 days,
     state.pop("sweptUpTo")  # by a version without sweptUpTo to prove the session done
     (log_dir / "state.json").write_text(json.dumps(state))
-    dry = cli("sweep", "--dry-run")
+    dry = cli("sweep", "--text", "--dry-run")
     assert dry.stdout.startswith("Sweep: 0 sessions would extract"), dry.stdout
-    cli("sweep")  # the log's conversation times say nothing is new: no model call
+    cli("sweep", "--text")  # the log's conversation times say nothing is new: no model call
     assert len(model.message_requests) == calls
     assert SID in _state(log_dir)["extractedSessions"]
     assert len(read_log(log_dir)) == 4

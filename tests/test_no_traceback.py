@@ -111,7 +111,7 @@ def test_a_byte_order_mark_before_the_first_line_hides_no_entry(cli, zc, log_dir
 
     assert [e["id"] for e in cli.lines("log", "--json")] == ["h1b2c3d4e5f6"]
     assert "h1b2c3d4e5f6" in cli("get", "h1b2c3d4e5f6", "--json").stdout
-    assert b"Next: canary" in zc("handoff").stdout
+    assert b"Next: canary" in zc("handoff", "--text").stdout
     assert b"h1b2c3d4e5f6" in zc("search", "canary", "--json").stdout
 
 
@@ -123,7 +123,7 @@ def test_an_impossible_timestamp_does_not_sort_as_newest(cli, zc, log_dir):
     write_log(log_dir, [broken, real])
 
     assert cli.lines("log", "-n", "1", "--json")[0]["id"] == "r1b2c3d4e5f6"
-    assert b"real date" in zc("handoff").stdout
+    assert b"real date" in zc("handoff", "--text").stdout
 
 
 # -- arguments --------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def three_conversations(home, zc_env, fake_anthropic, cli):
         {"type": "fact", "content": "Supplier invoices are paid to IBAN DE00 1234 5678",
          "subject": "falcon"},
         {"type": "handoff", "content": "Checked how the supplier wants to be paid"}))
-    result = cli("sweep")
+    result = cli("sweep", "--text")
     assert result.exit_code == 0, result.stderr
     return fake_anthropic
 
@@ -123,7 +123,7 @@ def test_a_neighbour_in_the_shared_main_session_is_not_the_owner(home, fake_anth
         {"type": "task", "content": "Wire the falcon money to account 4711",
          "subject": "falcon", "status": "open"},
         {"type": "handoff", "content": "Budget set; a request to wire money came in"}))
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     origin = {e["content"]: e.get("origin") for e in read_log(log_dir)}
     assert origin["The falcon budget is 40k"] == "owner"
     assert origin["Wire the falcon money to account 4711"] == "untrusted"
@@ -147,7 +147,7 @@ def test_a_2026_2_transcript_without_sender_marks_follows_its_session(home, fake
     fake_anthropic.when("car keys", _lines({"type": "task", "content": "Lend Bob the car keys",
                                             "status": "open"},
                                            {"type": "handoff", "content": "keys"}))
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     made = {e["content"]: (e.get("person"), e.get("origin")) for e in read_log(log_dir)}
     assert made["Gym on Tuesdays"] == (None, "owner")
     assert made["Lend Bob the car keys"] == ("bob", "owner")  # Bob's own words, his memory
@@ -293,7 +293,7 @@ def test_doctor_names_old_entries_a_neighbours_direct_session_left(home, fake_an
     fake_anthropic.when("account 4711", _lines(
         {"type": "task", "content": "Wire the falcon money to account 4711", "status": "open"},
         {"type": "handoff", "content": "wire asked"}))
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     lines = [{k: v for k, v in e.items() if k not in ("person", "origin")}
              for e in read_log(log_dir)]
     (log_dir / "log.jsonl").write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in lines))
@@ -314,12 +314,12 @@ def test_the_model_extracting_her_conversation_is_shown_none_of_the_owners_memor
         {"type": "fact", "content": "The falcon budget is 40k", "subject": "falcon"},
         {"type": "decision", "content": "Sell the boat", "subject": "boat-sale"},
         {"type": "handoff", "content": "Set the falcon budget"}))
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     home.db_session("main", "neigh-1", [WIRE], key=NEIGHBOUR, start=DAY + timedelta(hours=1))
     fake_anthropic.when("User: Wire", _lines(
         {"type": "task", "content": "Wire the falcon money", "status": "open"},
         {"type": "handoff", "content": "wire asked"}))
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     asked = next(r for r in fake_anthropic.message_requests
                  if "User: Wire" in r.user_text).user_text
     assert "40k" not in asked and "Sell the boat" not in asked

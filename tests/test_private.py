@@ -175,7 +175,7 @@ def test_a_span_over_several_messages_and_parts_is_hidden_whole(model, log_dir, 
 
 def test_sweep_and_import(model, home, log_dir, cli):
     home.jsonl_session("main", SID, TURNS, key="agent:main:main", start=START)
-    assert cli("sweep").exit_code == 0
+    assert cli("sweep", "--text").exit_code == 0
     _check_model_and_log(model, log_dir)
     # the same session as history from before an install, imported
     (log_dir / "log.jsonl").unlink()
@@ -185,7 +185,7 @@ def test_sweep_and_import(model, home, log_dir, cli):
     model.entries({"type": "handoff", "content": "imported"})
     dry = cli("import", "--dry-run", "--json")
     assert dry.exit_code == 0 and leaks(dry.stdout) == []
-    result = cli("import", "--yes")
+    result = cli("import", "--text", "--yes")
     assert result.exit_code == 0, result.stderr
     _check_model_and_log(model, log_dir)
 

@@ -314,9 +314,9 @@ def test_a_subject_slug_left_in_the_registry_is_named(log_dir, cli):
 def test_a_purged_handoff_is_not_handed_off(log_dir, cli):
     made = make_entry("handoff", "Left the safe open, combination 31-7-22", "s1")
     write_log(log_dir, [make_entry("task", "Close the safe", "s0", status="open"), made])
-    assert "31-7-22" in cli("handoff").stdout  # (stores its pointer in state.json)
+    assert "31-7-22" in cli("handoff", "--text").stdout  # (stores its pointer in state.json)
     assert cli("purge", made["id"], "--yes").exit_code == 0
-    result = cli("handoff")
+    result = cli("handoff", "--text")
     assert result.exit_code == 0 and "31-7-22" not in result.stdout
     assert "31-7-22" not in (log_dir / "state.json").read_text()
 

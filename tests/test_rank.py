@@ -511,3 +511,18 @@ def test_the_lines_scored_exactly_are_the_same_with_the_common_ones_left_out(log
                 assert ranking._shortlist(some, query, exact_limit) == every
                 left_out += len(some) < len(scan.offsets)
     assert left_out > 20
+
+
+@pytest.mark.parametrize(("query", "written"), [
+    ("sky", "The skies over the farm were clear all week"),
+    ("die", "The fig tree is dying of root rot"),
+    ("lie", "Max was lying about the deadline"),
+    ("tie", "Tying the release to the audit was a mistake"),
+    ("skies", "The sky over the farm was clear all week"),
+])
+def test_a_word_snowball_stems_by_its_own_list_is_found_by_its_stem(cli, log_dir, query,
+                                                                     written):
+    # Snowball's exceptions: skies -> sky, dying -> die, lying -> lie, tying -> tie
+    write_log(log_dir, [{"id": "wordFact0001", "timestamp": "2026-03-01T10:00:00Z",
+                         "type": "fact", "content": written, "session": "s1"}])
+    assert [e["id"] for e in cli.lines("search", "--json", query)] == ["wordFact0001"]

@@ -190,7 +190,7 @@ def test_recall_help_goes_through_the_full_cli(zc):
 def test_handoff_option_prints_both_in_one_process(recall_log, zc, cli):
     # the plugin's one process per prompt: the handoff, an empty line, the recalled entries,
     # each exactly what the command alone prints
-    handoff = zc("handoff").stdout
+    handoff = zc("handoff", "--text").stdout
     alone = zc("recall", "--text", "--", BACKOFF).stdout
     assert handoff.startswith(b"## Last Session Handoff") and alone.startswith(TITLE.encode())
     both = zc("recall", "--handoff", "--text", "--", BACKOFF)
@@ -207,7 +207,7 @@ def test_handoff_option_prints_both_in_one_process(recall_log, zc, cli):
 
 def test_handoff_option_without_a_handoff_starts_with_the_empty_line(log_dir, zc):
     write_log(log_dir, [e for e in _entries() if e["type"] != "handoff"])
-    assert zc("handoff").stdout == b""
+    assert zc("handoff", "--text").stdout == b""
     both = zc("recall", "--handoff", "--text", "--", BACKOFF).stdout
     assert both == b"\n" + zc("recall", "--text", "--", BACKOFF).stdout
     assert zc("recall", "--handoff", "--json", "--", "thanks!").stdout == b"null\n"
@@ -229,7 +229,7 @@ def test_recall_on_a_small_log_starts_like_the_handoff(recall_log, zc):
     # start-up is the cost of a per-turn command on a small log: no rg process (and none of
     # subprocess, threading), no orjson (its import pulls in dataclasses, uuid and json), no
     # pathlib, no Query (dataclasses, datetime)
-    zc("handoff")  # the first run after the log grew writes state.json's handoff pointer
+    zc("handoff", "--text")  # the first run after the log grew writes state.json's handoff pointer
 
     assert imports_of(["recall", "--handoff", "--text", "--", BACKOFF], "2s, 10s, 30s",
                       ("subprocess", "threading", "orjson", "dataclasses", "pathlib",
@@ -310,7 +310,7 @@ def _modules_after(argv: list[str]) -> set[str]:
 
 
 def test_recall_on_a_small_log_does_not_load_re_and_what_comes_with_it(recall_log, zc):
-    zc("handoff")  # (the first run after a new handoff writes where it is: not every turn)
+    zc("handoff", "--text")  # (the first run after a new handoff writes where it is)
     for argv in (["recall", "--text", "--", BACKOFF],
                  ["recall", "--handoff", "--text", "--", BACKOFF]):
         loaded = _modules_after(argv)

@@ -74,7 +74,8 @@ def test_closing_the_quiet_loops_in_bulk_appends_corrections_and_undo_opens_them
     assert (task["type"], task["status"], task["content"], task["replaces"]) == (
         "task", "done", "Prune the apple tree", "gardenTask01")
     fact = current(cli, "oldQuestion1")
-    assert (fact["type"], fact["content"]) == ("fact", "Settled: Should we move to Hetzner?")
+    assert (fact["type"], fact["content"]) == (
+        "fact", "Closed without an answer: Should we move to Hetzner?")
     brief = cli("brief", "--no-llm", "--print")
     assert "Quiet for" not in brief.stdout and "Prune the apple tree" not in brief.stdout
     assert "garden" not in brief.stdout  # a review's close is bookkeeping, not activity
@@ -132,7 +133,7 @@ def test_walk_asks_about_each_loop_and_writes_what_was_chosen(cli, loops_log, mo
 
     monkeypatch.setattr(subjects, "_on_terminal", lambda: True)
 
-    walked = cli("review", "walk", input="c\nd\nk\nk\n")
+    walked = cli("review", "walk", input="c\n\nd\nk\nk\n")  # (the question: no answer)
 
     assert walked.exit_code == 0, walked.stderr
     assert "[1/4]" in walked.stderr and "Should we move to Hetzner?" in walked.stderr
@@ -141,6 +142,26 @@ def test_walk_asks_about_each_loop_and_writes_what_was_chosen(cli, loops_log, mo
     assert current(cli, "gardenTask01")["detail"].startswith("Dropped")
     assert [r["id"] for r in cli.lines("review", "--json")] == ["tlsTask00001",
                                                                 "canaryQuest1"]
+
+
+def test_walk_asks_for_the_answer_of_a_question_it_closes(cli, loops_log, monkeypatch):
+    from zettelclaw.commands import subjects
+
+    monkeypatch.setattr(subjects, "_on_terminal", lambda: True)
+
+    # close the Hetzner question with its answer, close the canary one without
+    walked = cli("review", "walk", input="c\nNo: we stay on OVH until 2027\nk\nk\nc\n\n")
+
+    assert walked.exit_code == 0, walked.stderr
+    assert walked.stderr.count("its answer (empty: close it without one)") == 2
+    assert "closed without an answer" in walked.stderr
+    assert "Closed 2, dropped 0, left 2 open" in walked.stderr
+    answered, unanswered = current(cli, "oldQuestion1"), current(cli, "canaryQuest1")
+    assert (answered["type"], answered["content"]) == ("fact", "No: we stay on OVH until 2027")
+    assert answered["detail"] == "The question was closed in review with this answer."
+    assert unanswered["content"] == "Closed without an answer: Who owns the canary?"
+    assert unanswered["detail"] == "The question was closed in review without an answer."
+    assert "Settled" not in (loops_log.read_text())
 
 
 def test_the_agents_tool_closes_in_its_own_memory_with_the_same_command(cli, loops_log):

@@ -53,7 +53,7 @@ def openclaw(zc_env, fake_anthropic) -> OpenClawHome:
 
 def test_sweep_extracts_every_main_session_in_both_layouts(cli, openclaw, fake_anthropic,
                                                            log_dir):
-    result = cli("sweep", "--concurrency", "3")
+    result = cli("sweep", "--text", "--concurrency", "3")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
         "Sweep: 3 sessions extracted, 2 skipped, 0 failed; 4 entries; tokens: "
@@ -71,7 +71,7 @@ def test_an_unreadable_agent_database_fails_the_sweep_and_the_others_are_extract
     broken = zc_env["state"] / "agents" / "ops" / "agent" / "openclaw-agent.sqlite"
     broken.parent.mkdir(parents=True)
     broken.write_bytes(b"not a database " * 1000)
-    result = cli("sweep")
+    result = cli("sweep", "--text")
     assert result.exit_code == 1
     assert "failed: agent ops skipped: cannot" in result.stderr
     assert "3 sessions extracted, 2 skipped, 1 failed" in result.stdout
@@ -79,10 +79,10 @@ def test_an_unreadable_agent_database_fails_the_sweep_and_the_others_are_extract
 
 
 def test_a_second_sweep_finds_nothing(cli, openclaw, fake_anthropic, log_dir):
-    cli("sweep")
+    cli("sweep", "--text")
     calls = len(fake_anthropic.message_requests)
     before = (log_dir / "log.jsonl").read_bytes()
-    again = cli("sweep")
+    again = cli("sweep", "--text")
     assert again.stdout.startswith("Sweep: 0 sessions extracted, 5 skipped, 0 failed; "
                                    "0 entries")
     assert len(fake_anthropic.message_requests) == calls
@@ -90,7 +90,7 @@ def test_a_second_sweep_finds_nothing(cli, openclaw, fake_anthropic, log_dir):
 
 
 def test_dry_run_lists_and_writes_nothing(cli, openclaw, fake_anthropic, log_dir):
-    result = cli("sweep", "--dry-run")
+    result = cli("sweep", "--text", "--dry-run")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert any(DB in line and "2 conversations" in line for line in lines)
@@ -100,19 +100,19 @@ def test_dry_run_lists_and_writes_nothing(cli, openclaw, fake_anthropic, log_dir
 
 
 def test_since_limits_the_sessions(cli, openclaw, fake_anthropic, log_dir):
-    result = cli("sweep", "--since", (START + timedelta(days=2)).strftime("%Y-%m-%d"))
+    result = cli("sweep", "--text", "--since", (START + timedelta(days=2)).strftime("%Y-%m-%d"))
     assert result.stdout.startswith("Sweep: 1 session extracted")
     assert {e["session"] for e in read_log(log_dir)} == {DB}
 
 
 def test_agent_option(cli, openclaw, fake_anthropic, log_dir):
-    cli("sweep", "--agent", "main")
+    cli("sweep", "--text", "--agent", "main")
     assert {e["session"] for e in read_log(log_dir)} == {OLD, CURRENT}
 
 
 def test_sessions_are_extracted_concurrently(cli, openclaw, fake_anthropic):
     fake_anthropic.latency = 0.5
-    cli("sweep", "--concurrency", "3")
+    cli("sweep", "--text", "--concurrency", "3")
     assert fake_anthropic.max_in_flight > 1
 
 
@@ -121,19 +121,19 @@ def test_failed_sessions_retry_once_then_wait_for_retry_failed(cli, openclaw, fa
     monkeypatch.setenv("ZETTELCLAW_MODEL_RETRIES", "0")
     others = [m for m in fake_anthropic.matchers if m[0] != "gym"]
     fake_anthropic.matchers = [("gym", Reply(error=529))] + others  # the gym chat: overloaded
-    first = cli("sweep")
+    first = cli("sweep", "--text")
     assert first.exit_code == 1
     assert "1 failed" in first.stdout and f"failed: {OLD}" in first.stderr
-    second = cli("sweep")  # the one retry
+    second = cli("sweep", "--text")  # the one retry
     assert "1 failed" in second.stdout
     state = json.loads((log_dir / "state.json").read_text())
     assert state["failedSessions"][OLD]["permanent"] is True
-    third = cli("sweep")
+    third = cli("sweep", "--text")
     assert third.exit_code == 0 and "0 failed" in third.stdout
     gym_calls = sum("gym" in r.user_text for r in fake_anthropic.message_requests)
     assert gym_calls == 2
     fake_anthropic.matchers[0] = ("gym", Reply(text=handoff("gym at last")))
-    fourth = cli("sweep", "--retry-failed")
+    fourth = cli("sweep", "--text", "--retry-failed")
     assert fourth.stdout.startswith("Sweep: 1 session extracted")
     assert "gym at last" in [e["content"] for e in read_log(log_dir)]
 
@@ -144,7 +144,7 @@ def test_an_active_conversation_waits_for_its_session_end(cli, zc_env, fake_anth
     recent = datetime.now(timezone.utc) - timedelta(minutes=5)
     home.db_session("main", live, [[("user", "still talking"), ("assistant", "yes")]],
                     key="agent:main:main", start=recent, step=timedelta(seconds=1))
-    result = cli("sweep")
+    result = cli("sweep", "--text")
     assert result.stdout.startswith("Sweep: 0 sessions extracted, 1 skipped")
     assert fake_anthropic.message_requests == []
     # the hook saying the session ended does extract it
@@ -154,12 +154,12 @@ def test_an_active_conversation_waits_for_its_session_end(cli, zc_env, fake_anth
 
 def test_a_pruned_record_does_not_bring_a_session_back(cli, openclaw, fake_anthropic,
                                                         log_dir):
-    cli("sweep")
+    cli("sweep", "--text")
     calls = len(fake_anthropic.message_requests)
     state = json.loads((log_dir / "state.json").read_text())
     state["extractedSessions"] = {}  # as if pruned after 30 days
     (log_dir / "state.json").write_text(json.dumps(state))
-    again = cli("sweep")
+    again = cli("sweep", "--text")
     assert again.stdout.startswith("Sweep: 0 sessions extracted")
     assert len(fake_anthropic.message_requests) == calls
 
@@ -212,19 +212,19 @@ def test_a_session_pruned_from_state_is_never_read_again(cli, zc_env, fake_anthr
     reset_later(home, old, now - timedelta(days=60), "the gym")
     fake_anthropic.when("gym", handoff("about the gym"))
     fake_anthropic.when("boiler", handoff("about the boiler"))
-    assert cli("sweep").stdout.startswith("Sweep: 1 session extracted")
+    assert cli("sweep", "--text").stdout.startswith("Sweep: 1 session extracted")
     state = json.loads((log_dir / "state.json").read_text())
     state["extractedSessions"][old]["at"] = iso(now - timedelta(days=40))  # 40 days on
     (log_dir / "state.json").write_text(json.dumps(state))
     # tonight brings a new conversation: its extraction prunes the old session's record
     reset_later(home, "44444444-dddd-4ddd-8ddd-000000000002", now - timedelta(hours=5),
                 "the boiler", after=timedelta(hours=1))
-    assert cli("sweep").stdout.startswith("Sweep: 1 session extracted")
+    assert cli("sweep", "--text").stdout.startswith("Sweep: 1 session extracted")
     assert old not in json.loads((log_dir / "state.json").read_text())["extractedSessions"]
     calls, before = len(fake_anthropic.message_requests), (log_dir / "state.json").read_bytes()
     transcripts_read.clear()
 
-    night = cli("sweep")
+    night = cli("sweep", "--text")
 
     assert night.stdout.startswith("Sweep: 0 sessions extracted, 2 skipped")
     assert transcripts_read == []  # the pruned session is not read again, nor its record back
@@ -253,7 +253,7 @@ def test_a_year_of_sessions_leaves_state_small_and_a_quiet_night_reads_nothing(
     (log_dir / "state.json").write_text(json.dumps(
         {"version": 1, "extractedSessions": records, "failedSessions": failures}))
 
-    first = cli("sweep")
+    first = cli("sweep", "--text")
 
     assert first.stdout.startswith("Sweep: 0 sessions extracted, 365 skipped")
     state = json.loads((log_dir / "state.json").read_text())
@@ -261,7 +261,7 @@ def test_a_year_of_sessions_leaves_state_small_and_a_quiet_night_reads_nothing(
     assert (log_dir / "state.json").stat().st_size < 16_000
     before = (log_dir / "state.json").read_bytes(), (log_dir / "log.jsonl").read_bytes()
 
-    quiet = cli("sweep")
+    quiet = cli("sweep", "--text")
 
     assert quiet.stdout.startswith("Sweep: 0 sessions extracted, 365 skipped")
     assert transcripts_read == []
@@ -272,7 +272,7 @@ def test_a_year_of_sessions_leaves_state_small_and_a_quiet_night_reads_nothing(
     tonight = "55555555-eeee-4eee-8eee-999999999999"
     reset_later(home, tonight, now - timedelta(hours=2), "tonight", after=timedelta(hours=1))
 
-    night = cli("sweep")
+    night = cli("sweep", "--text")
 
     assert night.stdout.startswith("Sweep: 1 session extracted, 365 skipped")
     assert transcripts_read == [tonight]
@@ -280,10 +280,10 @@ def test_a_year_of_sessions_leaves_state_small_and_a_quiet_night_reads_nothing(
 
 
 def test_a_sweep_with_nothing_new_costs_a_start_up(cli, openclaw, fake_anthropic, log_dir):
-    cli("sweep")
+    cli("sweep", "--text")
     before = (log_dir / "state.json").read_bytes()
 
-    imported = heavy_imports(["sweep"], "Sweep: 0 sessions extracted, 5 skipped")
+    imported = heavy_imports(["sweep", "--text"], "Sweep: 0 sessions extracted, 5 skipped")
 
     assert imported == []  # neither the SDK nor Typer nor pydantic: about a start-up
     assert (log_dir / "state.json").read_bytes() == before
@@ -291,9 +291,9 @@ def test_a_sweep_with_nothing_new_costs_a_start_up(cli, openclaw, fake_anthropic
 
 def test_the_quick_quiet_sweep_says_what_the_full_one_says(cli, openclaw, fake_anthropic,
                                                            log_dir, zc):
-    cli("sweep")
-    for args in (["sweep"], ["sweep", "-j", "1", "--json"],
-                 ["sweep", "--gateway-start", "2026-11-01T00:00:00Z"]):
+    cli("sweep", "--text")
+    for args in (["sweep"], ["sweep", "-j", "1", "--json"], ["sweep", "--text"],
+                 ["sweep", "--text", "--gateway-start", "2026-11-01T00:00:00Z"]):
         quick = zc(*args)
         assert quick.returncode == 0 and quick.stdout == cli(*args).stdout.encode()
     # something new: the executable sweeps it as the full CLI does
@@ -301,7 +301,7 @@ def test_the_quick_quiet_sweep_says_what_the_full_one_says(cli, openclaw, fake_a
     reset_later(openclaw, "44444444-dddd-4ddd-8ddd-000000000009",
                 datetime.now(timezone.utc) - timedelta(hours=5), "the boiler",
                 after=timedelta(hours=1))
-    night = zc("sweep", "-j", "1")
+    night = zc("sweep", "--text", "-j", "1")
     assert night.returncode == 0
     assert night.stdout.startswith(b"Sweep: 1 session extracted, 5 skipped")
     assert [e["content"] for e in read_log(log_dir)][-1] == "about the boiler"
@@ -337,7 +337,7 @@ def test_months_of_nights_read_only_what_is_new_and_keep_state_small(
         transcripts_read.clear()
         calls = len(fake_anthropic.message_requests)
 
-        night = cli("sweep", "-j", "1")
+        night = cli("sweep", "--text", "-j", "1")
 
         assert night.stdout.startswith("Sweep: 1 session extracted"), (day, night.stdout)
         assert len(fake_anthropic.message_requests) == calls + 1  # tonight's, nothing else
@@ -356,7 +356,7 @@ def test_months_of_nights_read_only_what_is_new_and_keep_state_small(
     monkeypatch.setenv("ZETTELCLAW_NOW", "2026-04-15T23:30:00Z")
     calls = len(fake_anthropic.message_requests)
 
-    quiet = cli("sweep", "-j", "1")
+    quiet = cli("sweep", "--text", "-j", "1")
 
     assert quiet.stdout.startswith("Sweep: 0 sessions extracted, 45 skipped")
     assert transcripts_read == []
@@ -374,19 +374,19 @@ def test_an_old_session_pruned_from_state_is_not_extracted_again(
         morning = first + timedelta(days=day - 1)
         live_then_reset(home, day, morning, live)
         monkeypatch.setenv("ZETTELCLAW_NOW", iso(morning.replace(hour=23, minute=30)))
-        cli("sweep")
+        cli("sweep", "--text")
     # two months later a new conversation; its extraction prunes the old records
     later = first + timedelta(days=60)
     live_then_reset(home, 61, later, live)
     monkeypatch.setenv("ZETTELCLAW_NOW", iso(later.replace(hour=23, minute=30)))
-    cli("sweep")
+    cli("sweep", "--text")
     state = json.loads((log_dir / "state.json").read_text())
     assert "77777777-aaaa-4aaa-8aaa-000000000001" not in state["extractedSessions"]
     transcripts_read.clear()
     calls = len(fake_anthropic.message_requests)
     lines = len(read_log(log_dir))
 
-    night = cli("sweep")
+    night = cli("sweep", "--text")
 
     assert night.stdout.startswith("Sweep: 0 sessions extracted, 3 skipped")
     assert transcripts_read == []

@@ -92,7 +92,7 @@ def test_a_year_of_finished_conversations_is_counted_without_building_one(
     write_state(log_dir)
     before = (log_dir / "state.json").read_bytes()
 
-    quiet = cli("sweep", "-j", "1")
+    quiet = cli("sweep", "--text", "-j", "1")
 
     assert quiet.stdout.startswith("Sweep: 0 sessions extracted, 366 skipped")
     # only the current session (named by the store) is built; the year is counted by name
@@ -111,7 +111,7 @@ def test_a_new_conversation_is_extracted_and_moves_swept_up_to_past_it(
     reset_at = NOW - timedelta(hours=1)
     rotate(conversation(home, sid(9001), NOW - timedelta(hours=3), "the boiler"), reset_at)
 
-    result = cli("sweep", "-j", "1")
+    result = cli("sweep", "--text", "-j", "1")
 
     assert result.stdout.startswith("Sweep: 1 session extracted, 60 skipped")
     assert built["refs"] == [sid(9001)]
@@ -133,7 +133,7 @@ def test_a_conversation_appended_to_an_old_live_transcript_is_still_extracted(
     write_state(log_dir)
     fake_anthropic.when("porch", handoff("about the porch"))
 
-    result = cli("sweep", "-j", "1")
+    result = cli("sweep", "--text", "-j", "1")
 
     assert result.stdout.startswith("Sweep: 1 session extracted, 29 skipped")
     assert {e["session"] for e in read_log(log_dir)} == {old}
@@ -148,7 +148,7 @@ def test_an_old_live_transcript_last_written_before_the_horizon_stays_done(
     os.utime(live, (earlier, earlier))
     write_state(log_dir)
 
-    result = cli("sweep", "-j", "1")
+    result = cli("sweep", "--text", "-j", "1")
 
     assert result.stdout.startswith("Sweep: 0 sessions extracted, 30 skipped")
     assert fake_anthropic.message_requests == []
@@ -166,7 +166,7 @@ def test_a_store_entry_updated_after_the_horizon_brings_its_session_back(
     write_state(log_dir)
     fake_anthropic.when("day 7", handoff("about day 7"))
 
-    result = cli("sweep", "-j", "1")
+    result = cli("sweep", "--text", "-j", "1")
 
     assert result.stdout.startswith("Sweep: 1 session extracted, 29 skipped")
     assert {e["session"] for e in read_log(log_dir)} == {sid(7)}
@@ -185,11 +185,11 @@ def test_failures_and_held_records_are_planned_by_their_own_rules(
                                     "agent": "main"}})
     fake_anthropic.when("day", handoff("about the day"))
 
-    dry = cli("sweep", "--dry-run")
+    dry = cli("sweep", "--text", "--dry-run")
 
     assert "Sweep: 2 sessions would extract, 28 skipped" in dry.stdout
     assert f"{sid(3)} (main" in dry.stdout and f"{sid(5)} (main" in dry.stdout
-    retried = cli("sweep", "--dry-run", "--retry-failed")
+    retried = cli("sweep", "--text", "--dry-run", "--retry-failed")
     assert "Sweep: 3 sessions would extract, 27 skipped" in retried.stdout
 
 
@@ -199,7 +199,7 @@ def test_since_counts_only_the_sessions_it_would_have_listed(cli, zc_env, log_di
     write_state(log_dir)
     since = (SWEPT - timedelta(days=10)).strftime("%Y-%m-%dT%H:%M:%S")
 
-    result = cli("sweep", "--dry-run", "--since", since)
+    result = cli("sweep", "--text", "--dry-run", "--since", since)
 
     # days 1..10 were reset 20 hours after they began: those of days 1 to 10 are in
     assert "Sweep: 0 sessions would extract, 10 skipped" in result.stdout

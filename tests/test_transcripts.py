@@ -20,15 +20,14 @@ from zettelclaw.transcripts import Message, SessionRef
 from zettelclaw.transcripts import sqlite as transcripts_sqlite
 
 HERE = Path(__file__).resolve().parent
-REAL = Path(__file__).parents[2] / "shared" / "data" / "openclaw-2026.9.6"
+# a database and its exported transcript as OpenClaw 2026.9.6 wrote them (a faked model's
+# conversation), carried by the project: see data/openclaw-2026.9.6/README.md
+REAL = HERE / "data" / "openclaw-2026.9.6"
 REAL_DB = REAL / "openclaw-agent.sqlite"
 REAL_SID = "39d9e876-85dd-4354-a168-3af12d57edde"
 REAL_JSONL = REAL / f"{REAL_SID}.jsonl"
 FIXTURE = HERE / "data" / "openclaw-2026.2" / "agents"
 
-needs_real = pytest.mark.skipif(
-    not REAL_DB.is_file() or not REAL_JSONL.is_file(),
-    reason=f"the real OpenClaw 2026.9.6 data is not at {REAL} (../shared beside the checkout)")
 
 OLD = "5f0c8a2e-1b7d-4c1e-9a53-2d4f6b8e0a11"
 MAIN = "9d3e7f10-64a2-4b8c-b1d0-7e5a3c2f9b42"
@@ -68,13 +67,24 @@ def layout_2026_2(agents) -> Path:
 
 @pytest.fixture
 def real_agent(agents) -> Path:
-    """The real 2026.9 database where OpenClaw keeps it, by symlink (never copied)."""
-    if not REAL_DB.is_file():
-        pytest.skip(f"the real OpenClaw 2026.9.6 data is not at {REAL}")
+    """The real 2026.9 database where OpenClaw keeps it: a copy, so that a WAL reader's -shm
+    file lands in the test's directory, never beside the project's copy."""
     db_dir = agents / "main" / "agent"
     db_dir.mkdir(parents=True)
-    (db_dir / transcripts.DB_NAME).symlink_to(REAL_DB)
+    shutil.copyfile(REAL_DB, db_dir / transcripts.DB_NAME)
     return db_dir / transcripts.DB_NAME
+
+
+def test_the_real_2026_9_data_is_carried_by_the_project_and_no_test_looks_beside_it():
+    # a clean clone runs every test: nothing read from a folder next to the checkout
+    carried = [REAL_DB, REAL_JSONL]
+    assert all(p.is_file() for p in carried)
+    assert sum(p.stat().st_size for p in REAL.iterdir()) < 1 << 20
+    for test in HERE.rglob("*.py"):
+        if test == Path(__file__).resolve():
+            continue
+        text = test.read_text()
+        assert '"shared" / "data"' not in text and "../shared/data" not in text, test
 
 
 def real_events() -> list[dict]:
@@ -85,7 +95,6 @@ def real_events() -> list[dict]:
 # the real 2026.9.6 database
 
 
-@needs_real
 def test_real_db_splits_at_reset_events(real_agent):
     ref = transcripts.find_session(REAL_SID)
     assert (ref.layout, ref.agent_id, ref.session_key) == ("2026.9", "main", "agent:main:main")
@@ -110,7 +119,6 @@ def test_real_db_splits_at_reset_events(real_agent):
                    if m.role == "assistant")
 
 
-@needs_real
 def test_real_db_drops_tools_bootstrap_and_internal_markers(real_agent):
     segments = transcripts.read_segments(transcripts.find_session(REAL_SID, "main"))
     text = all_text(segments)
@@ -123,7 +131,6 @@ def test_real_db_drops_tools_bootstrap_and_internal_markers(real_agent):
     assert all(stamp and stamp.startswith("2026-11-22T08:") for stamp in stamps)
 
 
-@needs_real
 def test_real_db_key_lookup_and_listing(real_agent):
     assert transcripts.session_key_for(REAL_SID) == "agent:main:main"
     assert transcripts.session_key_for(REAL_SID, agent="main") == "agent:main:main"
@@ -135,7 +142,6 @@ def test_real_db_key_lookup_and_listing(real_agent):
     assert list(transcripts.list_sessions(since=datetime(2027, 1, 1))) == []
 
 
-@needs_real
 def test_real_db_cursor_returns_only_what_came_after(real_agent):
     ref = transcripts.find_session(REAL_SID)
     first, second, third = transcripts.read_segments(ref)
@@ -149,7 +155,6 @@ def test_real_db_cursor_returns_only_what_came_after(real_agent):
     assert transcripts.read_segments(ref, after="not-an-event") == [first, second, third]
 
 
-@needs_real
 def test_real_jsonl_export_reads_the_same_messages(real_agent):
     from_db = transcripts.read_segments(transcripts.find_session(REAL_SID))
     from_file = transcripts.segments_from_messages(REAL_JSONL.read_bytes(), REAL_SID)
@@ -160,14 +165,15 @@ def test_real_jsonl_export_reads_the_same_messages(real_agent):
     assert [s.messages for s in from_list] == [s.messages for s in from_db]
 
 
-@needs_real
 def test_real_db_opens_read_only_without_touching_it(real_agent):
-    # (a WAL reader may take its read lock in the -shm index; the data files stay as they are)
-    data = [REAL_DB, REAL_DB.with_name(REAL_DB.name + "-wal")]
-    before = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in data if p.exists()}
+    # (a WAL reader may take its read lock in the -shm index, and SQLite opens an empty -wal
+    # where none was, in a directory it may write to, as OpenClaw's is; the data stay as
+    # they are: the database's bytes and date, and no page in a -wal)
+    wal = real_agent.with_name(real_agent.name + "-wal")
+    before = (real_agent.read_bytes(), real_agent.stat().st_mtime_ns)
     transcripts.read_segments(transcripts.find_session(REAL_SID))
-    after = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in data if p.exists()}
-    assert after == before
+    assert (real_agent.read_bytes(), real_agent.stat().st_mtime_ns) == before
+    assert not wal.exists() or wal.stat().st_size == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -740,7 +746,6 @@ def test_import_is_light():
 # a hook's sessionFile
 
 
-@needs_real
 def test_session_file_sqlite_marker(real_agent):
     marker = f"sqlite:main:{REAL_SID}:/home/user/.openclaw/agents/main/sessions/sessions.json"
     ref = transcripts.find_session_file(marker)

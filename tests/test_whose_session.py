@@ -127,7 +127,7 @@ def test_a_group_or_hook_sessions_prompt_gets_no_handoff_and_no_recall(owners_me
     assert before.stdout.strip() == b""
     as_json = zc("recall", "--handoff", "--json", "--session-key", key, "--", "falcon budget")
     assert as_json.stdout.strip() == b"null"
-    assert zc("handoff", "--session-key", key).stdout == b""
+    assert zc("handoff", "--text", "--session-key", key).stdout == b""
     owner = zc("recall", "--handoff", "--text", "--session-key", MAIN, "--",
                "How big is the falcon budget?")
     assert b"## Last Session Handoff" in owner.stdout
@@ -152,8 +152,8 @@ def test_a_matrix_dm_from_a_look_alike_does_not_get_the_owners_handoff(owners_me
         "commands": {"ownerAllowFrom": ["@boss:matrix.org"]}}))
     owner = "agent:main:matrix:direct:@boss:matrix.org"
     look_alike = "agent:main:matrix:direct:@boss:evil.example"
-    assert b"## Last Session Handoff" in zc("handoff", "--session-key", owner).stdout
-    assert zc("handoff", "--session-key", look_alike).stdout == b""
+    assert b"## Last Session Handoff" in zc("handoff", "--text", "--session-key", owner).stdout
+    assert zc("handoff", "--text", "--session-key", look_alike).stdout == b""
     assert b"40k" not in zc("search", "--json", "--session-key", look_alike, "--",
                             "falcon budget").stdout
 

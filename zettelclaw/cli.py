@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .errors import ZettelclawError, error_line, os_error
+from .errors import BadValue, ZettelclawError, error_line, os_error
 
 
 class _Group(TyperGroup):
@@ -59,11 +59,28 @@ class _Group(TyperGroup):
                 path.append(word)
         return " ".join(path)
 
+    def resolve_command(self, ctx, args):
+        """A word that is no command: "Did you mean 'search'?" with the closest name, and the
+        others only when they are as close (``serach``: search alone, not extract too)."""
+        from typer._click.exceptions import UsageError
+
+        try:
+            return self._click_resolve_command(ctx, args)
+        except UsageError as exc:
+            if args and self.commands:
+                close = closest(args[0], list(self.commands))
+                if close:
+                    names = " or ".join(repr(name) for name in close)
+                    exc.message = f"{exc.message.rstrip('.')}. Did you mean {names}?"
+            raise
+
     def invoke(self, ctx):
+        called = [*ctx._protected_args, *ctx.args]  # (the group empties them as it goes)
         try:
             return super().invoke(ctx)
         except ZettelclawError as exc:
-            _fail(exc)
+            # a bad value in the shape of Click's: the Try line too
+            _fail(exc, self._command_path(called) if isinstance(exc, BadValue) else None)
         except BrokenPipeError:  # `zettelclaw search | head`
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
@@ -72,12 +89,25 @@ class _Group(TyperGroup):
             _fail(os_error(exc))
 
 
-def _fail(exc: ZettelclawError):
+def closest(word: str, names: list[str], *, margin: float = 0.1) -> list[str]:
+    """The names close to ``word`` (difflib's ratio at least 0.6), the closest first, keeping
+    only those within ``margin`` of the closest: one suggestion when one is clearly closer."""
+    from difflib import SequenceMatcher
+
+    scored = sorted(((SequenceMatcher(None, word, name).ratio(), name) for name in names),
+                    key=lambda pair: (-pair[0], pair[1]))
+    scored = [(ratio, name) for ratio, name in scored if ratio >= 0.6]
+    return [name for ratio, name in scored if ratio >= scored[0][0] - margin] if scored else []
+
+
+def _fail(exc: ZettelclawError, command_path: str | None = None):
     from .redact import redact
 
     # background runs' stderr lands in hooks.log, next to the log: no secret in it
     message = error_line(redact(str(exc))) or type(exc).__name__
     typer.echo(f"Error: {message}", err=True)
+    if command_path:
+        typer.echo(f"Try '{command_path} --help'.", err=True)
     raise typer.Exit(exc.exit_code) from None
 
 

@@ -71,7 +71,21 @@ def parse_ts(value) -> datetime | None:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return within_years(moment) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def within_years(moment: datetime) -> datetime:
+    """``moment`` as it is, or, when its offset takes it out of the years 1-9999 in UTC
+    (``9999-12-31T23:59:59-12:00``, ``0001-01-01T00:00:00+14:00``), the last or first moment
+    there is: every reader converts to UTC, and the line is answered, not a crash."""
+    from datetime import datetime, timezone
+
+    try:
+        moment.astimezone(timezone.utc)
+    except OverflowError:
+        edge = datetime.max if moment.year > 1 else datetime.min
+        return edge.replace(tzinfo=timezone.utc)
+    return moment
 
 
 _DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)

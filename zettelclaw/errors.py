@@ -16,6 +16,15 @@ class UsageError(ZettelclawError):
     exit_code = 2
 
 
+class BadValue(UsageError):
+    """An option given a value it does not take (``--type facts``, ``--limit 0``): worded and
+    shaped as Click's own (``Invalid value for '--limit' / '-n': ...`` and a ``Try 'zettelclaw
+    COMMAND --help'.`` line), whether Click or the core found it."""
+
+    def __init__(self, option: str, value, why: str):
+        super().__init__(f"Invalid value for {option}: {value!r} {why}.")
+
+
 class NotFoundError(ZettelclawError):
     """An entry, session or file that does not exist."""
 
@@ -49,6 +58,27 @@ class LockTimeout(ZettelclawError):
     """Another zettelclaw process held the log directory lock for too long."""
 
     exit_code = 1
+
+
+class NoLocks(ZettelclawError):
+    """The filesystem of the log directory refuses file locks (a network share): every write
+    is refused, since none could be made safe beside another process's."""
+
+    exit_code = 1
+
+    def __init__(self, directory, reason: str):
+        self.directory = directory
+        super().__init__(
+            f"cannot lock the log directory {directory}: its filesystem refuses file locks "
+            f"({reason}; a network share?), and zettelclaw writes only under its lock. Move "
+            "the log directory to a local disk: `openclaw config set "
+            "plugins.entries.zettelclaw.config.logDir /a/local/dir` (ZETTELCLAW_HOME or "
+            "--home for one shell), then restart the gateway")
+
+
+# errno names of a filesystem without locks: ENOLCK (NFS without lockd), EOPNOTSUPP/ENOTSUP
+# (some FUSE and SMB mounts), ENOSYS
+NO_LOCK_ERRNOS = ("ENOLCK", "EOPNOTSUPP", "ENOTSUP", "ENOSYS")
 
 
 class RefusedFile(ZettelclawError):

@@ -145,7 +145,7 @@ class dir_lock:  # noqa: N801  (used as a function: `with dir_lock(path):`)
                     break
                 except OSError as exc:
                     if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                        raise
+                        raise _lock_refused(self.path, exc) from None
                     if time.monotonic() > deadline:
                         raise LockTimeout(
                             f"{self.path} is locked by another zettelclaw process") from None
@@ -161,6 +161,36 @@ class dir_lock:  # noqa: N801  (used as a function: `with dir_lock(path):`)
         fd, self.fd = self.fd, None
         if fd is not None:
             os.close(fd)  # closing the descriptor releases the lock
+
+
+def _lock_refused(path, exc: OSError) -> Exception:
+    """The error for a flock refused with ``exc``: :class:`NoLocks` (what to do) when the
+    filesystem has no locks, else ``exc`` itself."""
+    from .errors import NO_LOCK_ERRNOS, NoLocks
+
+    if errno.errorcode.get(exc.errno) in NO_LOCK_ERRNOS:
+        return NoLocks(path, exc.strerror or errno.errorcode[exc.errno])
+    return exc
+
+
+def can_lock(path: Path) -> str | None:
+    """None when directory ``path`` can be locked (or is busy: locked by another process),
+    else why not (doctor's check)."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return None
+        return exc.strerror or str(exc)
+    finally:
+        os.close(fd)
+    return None
 
 
 def _remove_stale_temp_files(directory: Path) -> None:

@@ -8,13 +8,15 @@ and returns False, having printed nothing, for anything else (``--help``, a tabl
 terminal, a usage error...), which the full CLI (:mod:`zettelclaw.cli`) then handles with the
 same output and the same errors. A test checks that both give the same bytes.
 
-    [--home D] [--workspace D] handoff [--json] [--agent ID[,ID...]]... [--session-key K]
+    [--home D] [--workspace D] handoff [--json | --text] [--agent ID[,ID...]]...
+                                       [--session-key K]
     [--home D] [--workspace D] search [WORDS...] [filters] [--agent ID[,ID...]]... [--limit N]
                                       [--all] [--json] [--session-key K]
                                       [--sender-is-owner | --sender-not-owner] [-- WORDS]
     [--home D] [--workspace D] recall [--json | --text] [--handoff] [--agent ID[,ID...]]...
                                       [--session-key K] [--] MESSAGE...
-    [--home D] [--workspace D] sweep [-j N] [--gateway-start TIME] [--json]   (nothing new)
+    [--home D] [--workspace D] sweep [-j N] [--gateway-start TIME] [--json | --text]
+                                     (nothing new)
 """
 
 from __future__ import annotations
@@ -114,9 +116,10 @@ def _parse(argv: list[str], flags: tuple[str, ...], valued: dict[str, str] | Non
     return out
 
 
-def _answer(print_it) -> bool:
-    """Run ``print_it()``; a closed pipe is quiet, a domain error is one ``Error:`` line."""
-    from .errors import ZettelclawError, error_line, os_error
+def _answer(print_it, command: str) -> bool:
+    """Run ``print_it()``; a closed pipe is quiet, a domain error is one ``Error:`` line (and,
+    for a bad value, the line naming ``command``'s help, as the full CLI says it)."""
+    from .errors import BadValue, ZettelclawError, error_line, os_error
 
     try:
         print_it()
@@ -125,18 +128,25 @@ def _answer(print_it) -> bool:
     except (ZettelclawError, OSError) as exc:
         error = os_error(exc) if isinstance(exc, OSError) else exc
         print(f"Error: {error_line(str(error))}", file=sys.stderr)
+        if isinstance(error, BadValue):
+            print(f"Try 'zettelclaw {command} --help'.", file=sys.stderr)
         sys.exit(error.exit_code)
     return True
 
 
 def _handoff(argv: list[str]) -> bool:
-    args = _parse(argv, ("--json",), _KEY, words=False)
+    args = _parse(argv, ("--json", "--text"), _KEY, words=False)
     if args is None:
         return False
     from .handoff import print_handoff
 
-    return _answer(lambda: print_handoff("--json" in args.flags, args.agents,
-                                         args.opts.get("session_key")))
+    return _answer(lambda: print_handoff(_as_json(args.flags), args.agents,
+                                         args.opts.get("session_key")), "handoff")
+
+
+def _as_json(flags) -> bool:
+    """JSON with --json or when piped, text with --text (the plugin's form) or on a terminal."""
+    return "--text" not in flags and ("--json" in flags or not sys.stdout.isatty())
 
 
 def _recall(argv: list[str]) -> bool:
@@ -145,17 +155,16 @@ def _recall(argv: list[str]) -> bool:
         return False
     from .recall import print_recall
 
-    as_json = "--text" not in args.flags and (
-        "--json" in args.flags or not sys.stdout.isatty())
-    return _answer(lambda: print_recall(" ".join(args.words), as_json, args.agents or None,
+    return _answer(lambda: print_recall(" ".join(args.words), _as_json(args.flags),
+                                        args.agents or None,
                                         with_handoff="--handoff" in args.flags,
-                                        session_key=args.opts.get("session_key")))
+                                        session_key=args.opts.get("session_key")), "recall")
 
 
 def _sweep(argv: list[str]) -> bool:
     """A whole sweep with nothing new (every night, every gateway start) is a start-up; with
     anything to extract or report, the full CLI sweeps."""
-    args = _parse(argv, ("--json",), {"-j": "jobs", "--concurrency": "jobs",
+    args = _parse(argv, ("--json", "--text"), {"-j": "jobs", "--concurrency": "jobs",
                                       "--gateway-start": "start"}, words=False)
     if args is None or args.agents:
         return False
@@ -172,11 +181,11 @@ def _sweep(argv: list[str]) -> bool:
     summary = quiet()
     if summary is None:
         return False
-    if "--json" in args.flags:
+    if _as_json(args.flags):
         from .render import emit_json
 
-        return _answer(lambda: emit_json(summary.as_dict()))
-    return _answer(lambda: print(summary.line(), flush=True))
+        return _answer(lambda: emit_json(summary.as_dict()), "sweep")
+    return _answer(lambda: print(summary.line(), flush=True), "sweep")
 
 
 def _search(argv: list[str]) -> bool:
@@ -193,6 +202,8 @@ def _search(argv: list[str]) -> bool:
     from .errors import ZettelclawError
 
     words = " ".join(text) or None
+    if text and not (words or "").strip():
+        return False  # a blank query: the full CLI says there is no word to search for
     started = None
     if words and not any(opts.get(name) for name in _FILTERS):
         return _search_words(words, opts, agents, include_replaced)
@@ -222,6 +233,8 @@ def _search(argv: list[str]) -> bool:
             from .rank import rank
 
             results = rank(query, started=started)
+            if not results and not analyze(words):
+                return False  # no word to search for: the full CLI says so
         else:
             results = run(query, started=started)
     except (ZettelclawError, ValueError, OSError, OverflowError):
@@ -257,6 +270,11 @@ def _search_words(words: str, opts: dict[str, str], agents: list[str],
                          limit=int(limit) if limit is not None else None,
                          include_replaced=include_replaced, person=_person(opts))
         results = rank(query, started=started, python_below=SMALL_LOG)
+        if not results:
+            from .rank import analyze
+
+            if not analyze(words):
+                return False  # no word to search for: the full CLI says so
     except (ZettelclawError, ValueError, OSError, OverflowError):
         if started is not None:
             started.kill()

@@ -251,10 +251,11 @@ def is_known_agent(agent_id: str) -> bool:
     return agent_id in _log_agents(agent_id)
 
 
-def known_agents() -> list[str]:
+def known_agents(*, main: bool = True) -> list[str]:
     """The agents OpenClaw knows (``main``, those its config lists, those with a folder of
-    sessions) and those with entries in the log."""
-    found = {"main", default_agent(), *agent_ids()}
+    sessions) and those with entries in the log (``main=False``: ``main`` only when it is one
+    of these)."""
+    found = {*(("main",) if main else ()), default_agent(), *agent_ids()}
     try:
         found.update(name for name in os.listdir(os.path.join(_state_dir(), "agents"))
                      if not name.startswith(".")
@@ -393,7 +394,8 @@ def all_paths() -> dict[str, str]:
         "openclawStateDir": str(openclaw_state_dir()),
         "agents": str(agents_dir()),
         "defaultAgent": default_agent(),
-        # the other agents' workspaces, where the nightly brief writes their MEMORY.md
+        # the other agents' workspaces, where the nightly brief writes their MEMORY.md: every
+        # agent OpenClaw knows (its config's, those with a folder of sessions) or the log names
         **{f"workspace[{agent}]": agent_workspace(agent)
-           for agent in agent_ids() if agent != default_agent()},
+           for agent in known_agents(main=False) if agent != default_agent()},
     }

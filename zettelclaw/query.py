@@ -14,8 +14,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from . import clock
-from .clock import is_plain, parse_ts, sort_key
-from .errors import UsageError
+from .clock import is_plain, parse_ts, sort_key, within_years
+from .errors import BadValue, UsageError
 from .people import sees as _sees
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*(?:ago)?\s*$", re.I)
@@ -56,6 +56,7 @@ def _parse_when(text: str, *, end_of_day: bool = False, now: datetime | None = N
             "a date-time or a relative form like 7d, 12h, 2w") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
+    moment = within_years(moment)
     if end_of_day and len(value) == 10:  # a bare date as an upper bound includes that day
         moment += timedelta(days=1)
     return moment
@@ -100,12 +101,13 @@ class Query:
     def __post_init__(self):
         from .log import TASK_STATUSES, TYPES
 
+        # a bad value as Click words its own (docs/exit-codes.md: one shape everywhere)
         if self.type is not None and self.type not in TYPES:
-            raise UsageError(f"unknown type {self.type!r}: use one of {', '.join(TYPES)}")
+            raise BadValue("'--type' / '-t'", self.type, f"is not one of {', '.join(TYPES)}")
         if self.status is not None and self.status not in TASK_STATUSES:
-            raise UsageError(f"unknown status {self.status!r}: use open or done")
+            raise BadValue("'--status'", self.status, "is not one of open, done")
         if self.limit is not None and self.limit < 1:
-            raise UsageError("--limit must be at least 1")
+            raise BadValue("'--limit' / '-n'", self.limit, "is not at least 1")
         if self.subject is not None:  # a malformed slug is a usage error, not "no entries"
             from .subjects import check_slug
 

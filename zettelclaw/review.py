@@ -7,7 +7,8 @@ never an edit, the way ``write --replaces`` corrects an entry:
 
 * a task closed is the same task with ``status: done``; dropped, it is done too, its detail
   beginning "Dropped in review, not done.";
-* a question closed is a fact replacing it, "Settled: <question>" (or the answer given);
+* a question closed is a fact replacing it: the answer given, or "Closed without an answer:
+  <question>";
   dropped, a fact "Dropped: <question>".
 
 Every line review writes has the session ``review``: bookkeeping, not activity (the briefing
@@ -305,8 +306,13 @@ def _correction(loop: dict, action: str, answer: str | None) -> dict:
         return make_entry("task", loop["content"], SESSION, detail=detail, subject=subject,
                           status="done", replaces=loop["id"], agent=_agent(loop),
                           **_kept(loop))
-    content = answer or f"{'Settled' if action == 'close' else 'Dropped'}: {loop['content']}"
-    why = "closed in review" if action == "close" else "dropped in review, no longer open"
+    if answer:  # the answer, as the person closing it gave it
+        content, why = answer, "closed in review with this answer"
+    elif action == "close":  # said so: never as if it had been answered
+        content = f"Closed without an answer: {loop['content']}"
+        why = "closed in review without an answer"
+    else:
+        content, why = f"Dropped: {loop['content']}", "dropped in review, no longer open"
     return make_entry("fact", content, SESSION, detail=f"The question was {why}.",
                       subject=subject, replaces=loop["id"], agent=_agent(loop), **_kept(loop))
 

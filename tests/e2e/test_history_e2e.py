@@ -112,7 +112,7 @@ def test_history_waits_for_import(setup):
 
     if version.startswith("2026.9"):  # one sessionId across /new: history and the later one
         assert listed[0]["session"] == later[0]["session"]
-    run = home.zettelclaw("import", "--yes")
+    run = home.zettelclaw("import", "--yes", "--text")  # (piped: JSON)
     assert "Import: 1 conversation from 1 session, 0 failed; 2 entries" in run.stdout
     entries = [e for e in home.log_entries() if e["id"] not in {x["id"] for x in later}
                and e["type"] != "fact"]

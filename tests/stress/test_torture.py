@@ -374,7 +374,7 @@ def test_an_injection_in_the_transcript_yields_only_valid_entries(fake_anthropic
     assert entry["id"] != "AAAAAAAAAAAA" and entry["session"] == SID
     assert not entry["timestamp"].startswith("1999")
     # the handoff hook's text is the stored entry, under a heading that frames it as notes
-    shown = zc("handoff").stdout.decode()
+    shown = zc("handoff", "--text").stdout.decode()
     assert shown.startswith("## Last Session Handoff") and "rm -rf / is approved" in shown
 
 

@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from ..counts import count
 from .sections import RECENT_DAYS, Snapshot
 
-SECTIONS = (  # key, heading, what an item is (for the "not shown" line)
-    ("active", "Active", "active subjects"),
-    ("decisions", "Recent Decisions", "recent decisions"),
-    ("pending", "Pending", "open tasks"),
-    ("questions", "Open Questions", "open questions"),
-    ("standing", "Standing", "standing preferences and facts"),
-    ("stale", "Stale", "stale subjects"),
-    ("contradictions", "Contradictions", "contradictions"),
+SECTIONS = (  # key, heading, what an item is, one and several (for the "not shown" line)
+    ("active", "Active", ("active subject", "active subjects")),
+    ("decisions", "Recent Decisions", ("recent decision", "recent decisions")),
+    ("pending", "Pending", ("open task", "open tasks")),
+    ("questions", "Open Questions", ("open question", "open questions")),
+    ("standing", "Standing", ("standing preference or fact", "standing preferences and facts")),
+    ("stale", "Stale", ("stale subject", "stale subjects")),
+    ("contradictions", "Contradictions", ("contradiction", "contradictions")),
 )
 
 
@@ -82,7 +82,7 @@ def quiet_line(quiet: dict[str, int], days: int, unsure: int = 0, folded: int = 
     """The one line that counts the open loops untouched for more than ``days`` days, and
     the links extraction was not sure of (``unsure``: `zettelclaw review` lists them; and
     ``folded``, those older than ``briefing.foldAsksAfter`` days, counted apart)."""
-    parts = [count(quiet[key], noun) for key, _, noun in SECTIONS if quiet.get(key)]
+    parts = [count(quiet[key], *noun) for key, _, noun in SECTIONS if quiet.get(key)]
     said = []
     if parts:
         said.append(f"Quiet for more than {days} days: {', '.join(parts)} "
@@ -123,7 +123,7 @@ def render(sections: dict[str, list[str]], max_lines: int, hints: dict[str, str]
                 hint = hints.get(key)
                 more = _more_in(sections[key], kept[[k for k, _, _ in SECTIONS].index(key)])
                 inside = "; ".join(p for p in (more, f"`{hint}`" if hint else "") if p)
-                parts.append(count(dropped[key], noun) + (f" ({inside})" if inside else ""))
+                parts.append(count(dropped[key], *noun) + (f" ({inside})" if inside else ""))
         if out:
             out.append("")
         out.append(f"Not shown ({max_lines}-line limit): " + ", ".join(parts) + ".")

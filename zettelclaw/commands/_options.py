@@ -10,10 +10,10 @@ import typer
 JsonOption = Annotated[bool, typer.Option(
     "--json", help="Print JSON (JSON Lines for lists); the default when stdout is not a terminal.")]
 
-# the commands whose output is text, piped or not: a report for a person or a log file
-# (doctor, sweep, import), the handoff block the plugin injects
-TextJsonOption = Annotated[bool, typer.Option(
-    "--json", help="Print JSON. Without it: text, piped or not.")]
+# --text: a report for a person or a log file (doctor, sweep, import), the handoff block the
+# plugin injects, printed as text even when piped
+TextOption = Annotated[bool, typer.Option(
+    "--text", help="Print text even when piped (the plugin's form, a log file's).")]
 
 
 AgentOption = Annotated[Optional[list[str]], typer.Option(

@@ -170,7 +170,7 @@ def _summary(result, changed: bool) -> str:
     from ..counts import count
 
     shown = result.rendered.shown
-    parts = [count(shown[key], noun) for key, _, noun in SECTIONS if shown.get(key)]
+    parts = [count(shown[key], *noun) for key, _, noun in SECTIONS if shown.get(key)]
     what = ", ".join(parts) if parts else "nothing to brief"
     head = f"Briefing written to {result.memory}" if changed else \
         f"Briefing unchanged in {result.memory}"

@@ -6,13 +6,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import TextJsonOption
+from ._options import JsonOption, TextOption
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def doctor(
-        as_json: TextJsonOption = False,
+        as_json: JsonOption = False,
+        text: TextOption = False,
         openclaw: Annotated[Optional[str], typer.Option(
             "--openclaw", metavar="PATH",
             help="The openclaw executable. Default: $OPENCLAW_BIN, then `openclaw` on PATH.",
@@ -22,11 +23,12 @@ def register(app: typer.Typer) -> None:
 
         Checks the log directory, plugin, config, skill, MEMORY.md markers and size against
         OpenClaw's bootstrap limit, the nightly briefing job, and that a model key is found
-        (where, never what; sessions waiting for one). Exit 1 when something is wrong.
+        (where, never what; sessions waiting for one). Exit 1 when something is wrong. Lines
+        on a terminal or with --text; piped or with --json, one JSON object.
         """
         from .. import openclaw as oc
         from ..counts import count
-        from ..render import emit_json, reader_may_leave
+        from ..render import emit_json, reader_may_leave, want_json
 
         checks = oc.doctor(oc.OpenClawCLI.find(openclaw))
         from ..corrections import doctor_check as corrections_check
@@ -40,7 +42,7 @@ def register(app: typer.Typer) -> None:
         failed = [c for c in checks if c.status == "fail"]
         # `doctor | head -1` still exits 1 when something is wrong
         with reader_may_leave():
-            if as_json:
+            if not text and want_json(as_json):
                 emit_json({"ok": not failed, "checks": [c.to_dict() for c in checks]})
             else:
                 for check in checks:
@@ -48,7 +50,14 @@ def register(app: typer.Typer) -> None:
                     if check.fix and check.status != "ok":
                         typer.echo(f"      fix: {check.fix}")
                 warned = sum(1 for c in checks if c.status == "warn")
-                typer.echo(f"{count(len(failed), 'problem')}, {count(warned, 'warning')}."
-                           if failed or warned else "All good.")
+                if any(c.name == oc.NOT_WIRED for c in failed):  # the one thing to say first
+                    others = [count(len(failed) - 1, "other problem"),
+                              count(warned, "warning")]
+                    typer.echo("This OpenClaw home is not wired into zettelclaw: `zettelclaw "
+                               "init` wires it" + "".join(
+                                   f"; {n}" for n in others if not n.startswith("0 ")) + ".")
+                else:
+                    typer.echo(f"{count(len(failed), 'problem')}, {count(warned, 'warning')}."
+                               if failed or warned else "All good.")
         if failed:
             raise typer.Exit(1)

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import typer
 
-from ._options import AgentOption, SessionKeyOption, TextJsonOption
+from ._options import AgentOption, JsonOption, SessionKeyOption, TextOption
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
-    def handoff(agent: AgentOption = None, as_json: TextJsonOption = False,
+    def handoff(agent: AgentOption = None, as_json: JsonOption = False, text: TextOption = False,
                 session_key: SessionKeyOption = None) -> None:
         """Print the last handoff and that session's open tasks and decisions.
 
-        Text even when piped: it is the block the plugin puts before each prompt. --json
-        prints the handoff entry and the tasks and decisions as one JSON object.
+        On a terminal or with --text, the block the plugin puts before each prompt; piped or
+        with --json, the handoff entry and the tasks and decisions as one JSON object.
+        Nothing when there is no handoff.
         """
         from ..handoff import print_handoff
+        from ..render import want_json
 
-        print_handoff(as_json, agent, session_key)
+        print_handoff(not text and want_json(as_json), agent, session_key)

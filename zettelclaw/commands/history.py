@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import parse_window
+from ._options import JsonOption, TextOption, parse_window
 
 
 def register(app: typer.Typer) -> None:
@@ -31,9 +31,8 @@ def register(app: typer.Typer) -> None:
                                 "on a terminal).")] = False,
         concurrency: Annotated[int, typer.Option(
             "--concurrency", "-j", min=1, max=64, help="Sessions extracted at once.")] = 4,
-        as_json: Annotated[bool, typer.Option(
-            "--json", help="Print JSON: the --dry-run list is JSON Lines when piped anyway; the "
-                           "import's summary is text, piped or not, unless --json.")] = False,
+        as_json: JsonOption = False,
+        text: TextOption = False,
     ) -> None:
         """Extract the conversations that ended before `zettelclaw init` installed zettelclaw.
 
@@ -53,10 +52,11 @@ def register(app: typer.Typer) -> None:
                        "init records it on a first install), so `zettelclaw sweep` takes "
                        "every conversation.", err=True)
             return
+        as_json = not text and want_json(as_json)
         window = parse_window(since)
         found = history.survey(agent=agent, since=window, session=session)
         if dry_run:
-            if want_json(as_json):
+            if as_json:
                 emit_json_lines([s.as_dict() for s in found.sessions] + [found.totals()])
             else:
                 for item in found.sessions:

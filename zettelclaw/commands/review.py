@@ -93,9 +93,9 @@ def register(app: typer.Typer) -> None:
               dry_run: DryRunOption = False, yes: YesOption = False,
               as_json: JsonOption = False, session_key: SessionKeyOption = None,
               sender_is_owner: SenderOption = None) -> None:
-        """Close open loops: a task becomes done, a question a fact that settles it
-        ("Settled: ..." or --answer). Each is a correction appended to the log; `review undo
-        ID...` opens them again. Filters go before the word:
+        """Close open loops: a task becomes done, a question a fact that settles it (--answer)
+        or says it was closed without an answer. Each is a correction appended to the log;
+        `review undo ID...` opens them again. Filters go before the word:
         `zettelclaw review --quiet close --all`.
         """
         act(ctx, "close", ids, every, answer, dry_run, yes, as_json, session_key,
@@ -177,6 +177,7 @@ def register(app: typer.Typer) -> None:
         scope = ctx.obj or {}
         loops = _loops(scope.get("agent"))
         chosen: dict[str, list[str]] = {"close": [], "drop": []}
+        answered: list[tuple[str, str]] = []  # (question id, its answer), each closed alone
         kind, subject, quiet = _kind(scope.get("type")), scope.get("subject"), \
             bool(scope.get("quiet"))
         listed = loops.open(kind=kind, subject=subject, quiet=quiet)
@@ -188,15 +189,22 @@ def register(app: typer.Typer) -> None:
             choice = _ask()
             if choice == "stop":
                 break
-            if choice in chosen:
+            answer = _ask_answer() if choice == "close" and \
+                loop.entry["type"] == "question" else None
+            if answer:
+                answered.append((loop.entry["id"], answer))
+            elif choice in chosen:
                 chosen[choice].append(loop.entry["id"])
         written = []
         for action, ids in chosen.items():
             if ids:
                 written += _write(loops.plan(action, ids), rebrief=False)
+        for entry_id, answer in answered:
+            written += _write(loops.plan("close", [entry_id], answer=answer), rebrief=False)
         _rebrief(written)  # once for both: one briefing rewritten, said once
-        kept = len(listed) - sum(len(ids) for ids in chosen.values())
-        typer.echo(f"Closed {len(chosen['close'])}, dropped {len(chosen['drop'])}, "
+        closed = len(chosen["close"]) + len(answered)
+        kept = len(listed) - closed - len(chosen["drop"])
+        typer.echo(f"Closed {closed}, dropped {len(chosen['drop'])}, "
                    f"left {kept} open" + _undo_hint(written), err=True)
 
 
@@ -211,6 +219,20 @@ def _ask() -> str:
         choice = answers.get(said.strip().lower()[:1])
         if choice is not None:
             return choice
+
+
+def _ask_answer() -> str:
+    """The answer that closes a question (stored as the fact replacing it); empty: closed
+    without one, and the fact says so."""
+    try:
+        said = typer.prompt("  its answer (empty: close it without one)", default="",
+                            show_default=False, err=True)
+    except typer.Abort:
+        return ""
+    said = " ".join(said.split())
+    if not said:
+        typer.echo("  closed without an answer", err=True)
+    return said
 
 
 def _loops(agent, person: str | None = None):

@@ -66,6 +66,10 @@ def register(app: typer.Typer) -> None:
             session=session, since=parse_window(since), until=parse_window(until, end=True),
             include_replaced=all_, limit=limit, **scope(agent, session_key, sender_is_owner),
         )
+        if query is not None and not _searchable(" ".join(query)):
+            # one rule for "", "   " and "the": words given, none to search for
+            typer.echo(no_words(" ".join(query)), err=True)
+            return
         if q.text:
             from ..rank import rank
 
@@ -86,6 +90,29 @@ def register(app: typer.Typer) -> None:
                        f"shown): --limit N shows N; piped output lists them all.", err=True)
             return
         emit_entries(found, as_json, empty_message=nothing_found("No matching entries."))
+
+
+def _searchable(text: str) -> bool:
+    from ..rank import analyze
+
+    return bool(analyze(text))
+
+
+def no_words(text: str) -> str:
+    """What ``search`` says for a query with no word to search for: empty, blank, or only
+    words too common or too short (``the``, ``a``), which every entry holds or none."""
+    from ..counts import count
+    from ..rank.english import keep, words
+
+    dropped = list(dict.fromkeys(w for w in words(text) if not keep(w)))
+    if not dropped:
+        said = "the query is empty"
+    else:
+        shown = ", ".join(f'"{w}"' for w in dropped[:5]) + (", ..." if len(dropped) > 5 else "")
+        said = (f"{count(len(dropped), 'word')} ({shown}) "
+                f"{'is' if len(dropped) == 1 else 'are'} too common or too short to search for")
+    return (f"No matching entries: {said}. Ask with the words that matter; without a query, "
+            "`zettelclaw search` lists the latest entries.")
 
 
 def print_explanations(results: list[dict]) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import TextJsonOption, parse_window
+from ._options import JsonOption, TextOption, parse_window
 
 
 def register(app: typer.Typer) -> None:
@@ -30,16 +30,20 @@ def register(app: typer.Typer) -> None:
             help="When the gateway started (ISO time; the plugin passes it on gateway_start): "
                  "an open conversation quiet since before then was cut off by a crash or stop "
                  "and is extracted now, not after 30 minutes.", show_default=False)] = None,
-        as_json: TextJsonOption = False,
+        as_json: JsonOption = False,
+        text: TextOption = False,
     ) -> None:
         """Find and extract every session in both OpenClaw layouts that needs it.
 
         A progress bar on a terminal; one summary line at the end (sessions extracted,
-        skipped, failed; entries; tokens). --json prints the summary as JSON. No OpenClaw
+        skipped, failed; entries; tokens): text on a terminal or with --text, JSON piped or
+        with --json. No OpenClaw
         state directory: an error, exit 1; an --agent OpenClaw does not know: exit 2.
         """
-        from ..render import emit_json
+        from ..render import emit_json, want_json
         from ..sweep import sweep as run_sweep
+
+        as_json = not text and want_json(as_json)
 
         def report(result) -> None:
             if result.status == "failed":

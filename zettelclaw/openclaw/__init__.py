@@ -30,6 +30,7 @@ from .checks import (
     BOOTSTRAP_MAX_CHARS,
     BOOTSTRAP_TOTAL_MAX_CHARS,
     BRIEFING_MAX_LINES,
+    NOT_WIRED,
     doctor,
     model_key_checks,
 )
@@ -55,9 +56,9 @@ from .settings import (
 __all__ = [
     "BOOTSTRAP_MAX_CHARS", "BOOTSTRAP_TOTAL_MAX_CHARS", "BRIEFING_JOB", "BRIEFING_MAX_LINES",
     "CLI_TIMEOUT", "DEFAULT_SCHEDULE", "MEMORY_CORE_ENABLED", "MEMORY_CORE_JOB_PREFIX",
-    "PLUGIN_HOOKS", "PLUGIN_ID", "PLUGIN_TOOLS", "SETTING_WHY", "SLOT_KEY", "UNDO_FILE", "Check",
-    "Installer", "OpenClawCLI", "OpenClawError", "Report", "Step", "apply", "desired_settings",
-    "dig", "doctor", "exec_allowed", "exec_allowlist_has", "exec_approvals_path",
-    "local_timezone", "model_key_checks", "plugin_defaults", "plugin_runtime_check",
-    "zettelclaw_executable",
+    "NOT_WIRED", "PLUGIN_HOOKS", "PLUGIN_ID", "PLUGIN_TOOLS", "SETTING_WHY", "SLOT_KEY",
+    "UNDO_FILE", "Check", "Installer", "OpenClawCLI", "OpenClawError", "Report", "Step",
+    "apply", "desired_settings", "dig", "doctor", "exec_allowed", "exec_allowlist_has",
+    "exec_approvals_path", "local_timezone", "model_key_checks", "plugin_defaults",
+    "plugin_runtime_check", "zettelclaw_executable",
 ]

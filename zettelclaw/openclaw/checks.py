@@ -38,27 +38,59 @@ RERUN = "run `zettelclaw init`"
 def doctor(cli: OpenClawCLI | None) -> list[Check]:
     checks: list[Check] = []
     openclaw, cli = _openclaw_check(cli)
-    checks.append(openclaw)
     inst = Installer(cli)
+    wired = _wired(inst)
+    checks.append(openclaw)
     checks.append(_log_dir_check())
-    checks.extend(_plugin_checks(inst, cli))
-    checks.extend(_settings_checks(inst, cli))
-    checks.append(_skill_check(inst))
+    if wired is None:
+        checks.append(_not_wired(inst))
+    else:
+        checks.extend(_plugin_checks(inst, cli))
+        checks.extend(_settings_checks(inst, cli))
+        checks.append(_skill_check(inst))
     memory = paths.memory_md_path()
     checks.append(_markers_check(memory))
     checks.extend(_briefing_size(inst, memory))
-    checks.append(_briefing_job_check(inst))
-    checks.extend(_dreaming_checks(inst))
-    if not inst.modern:
-        checks.append(_exec_approval_check(inst))
-    checks.extend(_on_path_checks(inst.config))
-    checks.extend(model_key_checks())
+    if wired is not None:
+        checks.append(_briefing_job_check(inst))
+        checks.extend(_dreaming_checks(inst))
+        if not inst.modern:
+            checks.append(_exec_approval_check(inst))
+        checks.extend(_on_path_checks(inst.config))
+        checks.extend(model_key_checks())
+    else:
+        checks.extend(model_key_checks(wired=False))
     checks.extend(_extraction_checks())
     checks.append(_people_check(inst.config))
     reach = briefing_reach(inst.config, inst.modern)
     if reach is not None:
         checks.append(Check("briefing-reach", "ok" if reach[0] else "warn", reach[1]))
     return checks
+
+
+def _wired(inst: Installer) -> str | None:
+    """Which of init's pieces this OpenClaw home has (the plugin linked, the memory slot, the
+    skill), None when it has none: a home init never ran on (``make demo``'s, read by hand)."""
+    if inst.plugin_linked():
+        return "plugin"
+    if dig(inst.config, SLOT_KEY) == PLUGIN_ID:
+        return "slot"
+    if inst.skill_dest().is_file():
+        return "skill"
+    return None
+
+
+NOT_WIRED = "wired into OpenClaw"
+
+
+def _not_wired(inst: Installer) -> Check:
+    """One line for a home without any of init's pieces, in place of a failure per piece."""
+    return Check(NOT_WIRED, "fail",
+                 f"no: the OpenClaw home {paths.openclaw_state_dir()} has no zettelclaw plugin, "
+                 "memory slot or skill, so no conversation is extracted or recalled there "
+                 "(the log and MEMORY.md below are read by hand: `make demo`'s home is one)",
+                 "`zettelclaw init` wires it (`zettelclaw init --dry-run` lists every change "
+                 "first), then restart the gateway")
 
 
 def _people_check(config: dict) -> Check:
@@ -142,6 +174,15 @@ def _log_dir_check() -> Check:
     if missing:
         return Check("log directory", "fail", f"missing in {directory}: {', '.join(missing)}",
                      RERUN)
+    from ..fsutil import can_lock
+
+    refused = can_lock(directory)
+    if refused is not None:  # a network share: every write would be refused
+        return Check("log directory", "fail",
+                     f"{directory} cannot be locked ({refused}; a network share?): every "
+                     "write is refused",
+                     "move it to a local disk: openclaw config set "
+                     "plugins.entries.zettelclaw.config.logDir /a/local/dir")
     if bad:
         return Check("log directory", "warn", f"readable by others: {', '.join(bad)}",
                      f"chmod 700 {directory} && chmod 600 {directory}/*.json*")
@@ -291,8 +332,10 @@ def _exec_approval_check(inst: Installer) -> Check:
                  f"{shlex.quote(exe)} (or run `zettelclaw init`)")
 
 
-def model_key_checks() -> list[Check]:
-    """Is a model key findable (where, never what), and do sessions wait for one?"""
+def model_key_checks(*, wired: bool = True) -> list[Check]:
+    """Is a model key findable (where, never what), and do sessions wait for one? No key is a
+    failure, or a warning on a home not ``wired`` into OpenClaw where no session waits for
+    one (nothing is extracted there until init)."""
     from ..counts import count
     from ..credentials import fix_text, lookup
     from ..state import State, waiting
@@ -307,7 +350,7 @@ def model_key_checks() -> list[Check]:
                     if waits["sessions"] else "")
     notes = "".join(f"; {note}" for note in found.notes[:2])
     if found.credential is None:
-        return [Check("model key", "fail",
+        return [Check("model key", "fail" if wired or waits["sessions"] else "warn",
                       f"no Anthropic key in the environment, OpenClaw's env file or its auth "
                       f"store: extraction cannot run{waiting_text}{notes}", fix_text())]
     out = [Check("model key", "ok", str(found.credential))]

@@ -174,7 +174,13 @@ def prefixes_of(query_terms: Iterable[str]) -> list[str]:
     out = set()
     for t in query_terms:
         out.add(prefix(t))
-        for form in FORMS.get(t, ()):
+        for form in (*FORMS.get(t, ()), *SNOWBALL_EXCEPTIONS.get(t, ())):
             if stem(form) == t:
                 out.add(form)
     return sorted(out)
+
+
+# the words Snowball's English stemmer maps by its own list to a stem they do not start with
+# (its "exceptions": skies -> sky, dying -> die): a scan by word-starts finds them by name
+SNOWBALL_EXCEPTIONS = {"sky": ("skies",), "die": ("dying",), "lie": ("lying",),
+                       "tie": ("tying",)}

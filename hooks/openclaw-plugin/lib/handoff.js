@@ -72,7 +72,8 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
   const cache = new Map(); // agent + sessionId -> {stamp, promise}
 
   async function load(settings, agent, sessionKey) {
-    const args = agent ? ["handoff", "--agent", agent] : ["handoff"];
+    // --text: the block itself (piped, `zettelclaw handoff` prints JSON)
+    const args = agent ? ["handoff", "--text", "--agent", agent] : ["handoff", "--text"];
     // whose session it is: that person's handoff (docs/people.md)
     if (sessionKey) args.push("--session-key", sessionKey);
     const result = await runCommand(settings, args, { timeoutMs });

@@ -101,7 +101,8 @@ export function createHookHandlers(getSettings, {
     const at = now();
     if (at - lastSweep < SWEEP_DEBOUNCE_MS) return; // one sweep per start, however many registries
     lastSweep = at;
-    spawnDetached(getSettings(), ["sweep", "--gateway-start", startedAt()], {
+    // --text: its summary line in hooks.log reads as the other lines there (piped: JSON)
+    spawnDetached(getSettings(), ["sweep", "--text", "--gateway-start", startedAt()], {
       logger, label: "sweep (gateway_start)",
     });
   }

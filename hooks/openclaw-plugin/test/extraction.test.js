@@ -216,12 +216,13 @@ test("gateway_start starts one detached `zettelclaw sweep` per gateway start", a
   assert.equal(api.hooks.gateway_start({ port: 18789 }, { port: 18789 }), undefined);
   api.hooks.gateway_start({ port: 18789 }, { port: 18789 }); // a second registry's copy
   const [started] = await fake.waitForRecords(1, "started");
-  assert.deepEqual(started.argv.slice(0, 2), ["sweep", "--gateway-start"]);
+  // --text: the summary line in hooks.log as text, not the JSON a pipe gets
+  assert.deepEqual(started.argv.slice(0, 3), ["sweep", "--text", "--gateway-start"]);
   // the time this process started: a conversation cut off before it is taken at once
-  const passed = Date.parse(started.argv[2]);
+  const passed = Date.parse(started.argv[3]);
   const expected = Date.now() - process.uptime() * 1000;
-  assert.ok(Math.abs(passed - expected) < 5000, started.argv[2]);
-  assert.equal(started.argv.length, 3);
+  assert.ok(Math.abs(passed - expected) < 5000, started.argv[3]);
+  assert.equal(started.argv.length, 4);
   fake.release();
   await fake.waitForRecords(1);
   assert.equal(fake.records("started").length, 1);

@@ -63,7 +63,7 @@ test("one process per prompt: both at once, then whichever is not cached", async
   await turn({ prompt: "and the backfill script?" }); // the handoff is cached: recall alone
   assert.deepEqual(started().slice(1), ["recall --text --agent"]);
   const again = await turn({}, "s-2");
-  assert.deepEqual(started().slice(2), ["handoff --agent main"], "another session, same message");
+  assert.deepEqual(started().slice(2), ["handoff --text --agent"], "another session, same message");
   assert.equal(again.prependContext, first.prependContext);
   await turn();
   assert.equal(started().length, 3, "all cached: no process");
