@@ -29,8 +29,11 @@ _FILTERS = ("type", "subject", "status", "session", "since", "until")
 _SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type",
                   "--subject": "subject", "-s": "subject", "--status": "status",
                   "--session": "session", "--since": "since", "--until": "until",
-                  "--session-key": "session_key"}
-_KEY = {"--session-key": "session_key"}
+                  "--session-key": "session_key", "--turn": "turn",
+                  "--session-id": "session_id", "--tool-call": "tool_call"}
+# the session asking, and the turn the plugin names for its receipt (zettelclaw.receipts)
+_KEY = {"--session-key": "session_key", "--turn": "turn", "--session-id": "session_id",
+        "--tool-call": "tool_call"}
 
 
 def serve(argv: list[str]) -> bool:
@@ -134,7 +137,7 @@ def _handoff(argv: list[str]) -> bool:
     from .handoff import print_handoff
 
     return _answer(lambda: print_handoff("--json" in args.flags, args.agents,
-                                         args.opts.get("session_key")))
+                                         args.opts.get("session_key"), _turn(args.opts)))
 
 
 def _recall(argv: list[str]) -> bool:
@@ -147,7 +150,17 @@ def _recall(argv: list[str]) -> bool:
         "--json" in args.flags or not sys.stdout.isatty())
     return _answer(lambda: print_recall(" ".join(args.words), as_json, args.agents or None,
                                         with_handoff="--handoff" in args.flags,
-                                        session_key=args.opts.get("session_key")))
+                                        session_key=args.opts.get("session_key"),
+                                        turn=_turn(args.opts)))
+
+
+def _turn(opts: dict[str, str]):
+    """The plugin's turn (``--turn``), whose receipt the command writes; None without it."""
+    if not opts.get("turn"):
+        return None
+    from .receipts import Turn
+
+    return Turn.of(opts)
 
 
 def _sweep(argv: list[str]) -> bool:
@@ -224,7 +237,7 @@ def _search(argv: list[str]) -> bool:
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does
-    return _print_results(results)
+    return _print_results(results, opts, agents, words)
 
 
 def _search_words(words: str, opts: dict[str, str], agents: list[str],
@@ -257,7 +270,7 @@ def _search_words(words: str, opts: dict[str, str], agents: list[str],
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does
-    return _print_results(results)
+    return _print_results(results, opts, agents, words)
 
 
 def _person(opts: dict[str, str]) -> str | None:
@@ -282,14 +295,22 @@ def _small(log: str) -> bool:
         return True
 
 
-def _print_results(results: list[dict]) -> bool:
-    """A search's results as JSON Lines; a closed pipe (``| head``) is quiet."""
+def _print_results(results: list[dict], opts: dict[str, str] | None = None,
+                   agents: list[str] | None = None, words: str | None = None) -> bool:
+    """A search's results as JSON Lines; a closed pipe (``| head``) is quiet. With the
+    plugin's ``--turn`` (memory_search), what it answered is receipted."""
     from .jsonlight import write_lines
 
     try:
         write_lines(results)
     except BrokenPipeError:
         _quiet_stdout()
+    turn = _turn(opts or {})
+    if turn is not None:
+        from .receipts import SEARCH, answer_items, record
+
+        record(turn, SEARCH, answer_items(results, SEARCH, words), agents=agents,
+               session_key=(opts or {}).get("session_key"))
     return True
 
 

@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import typer
 
-from ._options import AgentOption, SessionKeyOption, TextJsonOption
+from ._options import (
+    AgentOption,
+    SessionIdOption,
+    SessionKeyOption,
+    TextJsonOption,
+    ToolCallOption,
+    TurnOption,
+    turn_of,
+)
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def handoff(agent: AgentOption = None, as_json: TextJsonOption = False,
-                session_key: SessionKeyOption = None) -> None:
+                session_key: SessionKeyOption = None, turn: TurnOption = None,
+                session_id: SessionIdOption = None, tool_call: ToolCallOption = None) -> None:
         """Print the last handoff and that session's open tasks and decisions.
 
         Text even when piped: it is the block the plugin puts before each prompt. --json
@@ -22,4 +31,4 @@ def register(app: typer.Typer) -> None:
         """
         from ..handoff import print_handoff
 
-        print_handoff(as_json, agent, session_key)
+        print_handoff(as_json, agent, session_key, turn_of(turn, session_id, tool_call))

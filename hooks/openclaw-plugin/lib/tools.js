@@ -9,6 +9,7 @@
 import { withoutGenerated } from "./briefing.js";
 import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
+import { receiptArgs } from "./receipts.js";
 import { failureMessage, runCommand } from "./run.js";
 
 export const TOOL_NAMES = ["memory_search", "memory_get", "memory_forget", "memory_close"];
@@ -188,7 +189,7 @@ function text(value) {
 export const MAX_QUERY_CHARS = 1000; // zettelclaw.rank.MAX_QUERY_CHARS
 
 /** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg). */
-export function searchArgs(params = {}, agent, sessionKey) {
+export function searchArgs(params = {}, agent, sessionKey, turn) {
   const args = ["search", "--json"];
   if (agent) args.push("--agent", agent);
   if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
@@ -199,6 +200,7 @@ export function searchArgs(params = {}, agent, sessionKey) {
   if (subject) args.push("--subject", subject);
   if (status) args.push("--status", status.toLowerCase());
   if (params.includeReplaced === true) args.push("--all");
+  args.push(...receiptArgs(turn)); // zettelclaw receipts its answer (receipts.js)
   const limit = integer(params.maxResults, 1, MAX_RESULTS_LIMIT) ?? DEFAULT_MAX_RESULTS;
   args.push("--limit", String(limit));
   const query = text(params.query);
@@ -212,13 +214,14 @@ export function searchArgs(params = {}, agent, sessionKey) {
 }
 
 /** The argv of `zettelclaw get` for the tool's parameters (`agent`: see agentArg). */
-export function getArgs(params = {}, agent, sessionKey) {
+export function getArgs(params = {}, agent, sessionKey, turn) {
   const target = text(params.path);
   if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
   const args = ["get", "--json"];
   if (agent) args.push("--agent", agent);
   if (sessionKey) args.push("--session-key", sessionKey); // that person's memory alone
   if (params.transcript === true) args.push("--transcript");
+  args.push(...receiptArgs(turn)); // zettelclaw receipts its answer (receipts.js)
   const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
   const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
   if (from !== undefined) args.push("--from", String(from));
@@ -343,7 +346,15 @@ async function builtinMemoryResults(builtin, toolCallId, params, signal, logger,
  * The two tools for one agent context. `builtins` are OpenClaw 2026.2's own memory tools
  * (or null): their MEMORY.md results are merged in, their reads are the fallback for files.
  */
-export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {}) {
+export function createTools(getSettings, ctx = {}, { builtins = {}, logger, turns } = {}) {
+  // the turn a tool call answers: the one before_prompt_build last named for this session
+  // (else the call itself), for the receipt of what the tool put before the model
+  const turnOf = (toolCallId) => {
+    const key = typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined;
+    const id = (key && turns?.get(key)) || (typeof toolCallId === "string" ? toolCallId : undefined);
+    return id ? { id, session: ctx.sessionId, call: toolCallId } : undefined;
+  };
+
   const memorySearch = {
     name: "memory_search",
     label: "Memory Search",
@@ -355,7 +366,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
+        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined, turnOf(toolCallId));
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
@@ -395,7 +406,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined);
+        typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined, turnOf(toolCallId));
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });
