@@ -10,6 +10,10 @@ ripgrep reading the same file, each reference timed in the same run:
 
     python bench/turn_bench.py [--size 1000000] [--repeat 3]
 
+Every ``recall --handoff`` row runs as the plugin runs it, naming its turn (``--turn``,
+``--session-id``, ``--session-key``), so its figure includes the receipt it appends
+(zettelclaw/receipts.py).
+
 Real subprocesses (the installed ``zettelclaw``, the ``rg`` next to it), best wall time of
 ``--repeat`` rounds (at least 20 for the small log), each command once per round, in a scratch
 copy of bench/synth.py's log; the CPU ratio is printed beside.
@@ -33,6 +37,8 @@ import synth  # noqa: E402
 from common import in_turns, size_and_repeat, tool  # noqa: E402
 
 TARGET = 3.0
+# the plugin's turn: zettelclaw writes the receipt of what it prints (one line appended)
+RECEIPT = ["--session-key", "agent:main:main", "--turn", "bench-turn", "--session-id", "bench"]
 SMALL = 200
 YEAR = 10_000  # about a year of use: bench/year.py's log has 10,545 lines on day 365
 
@@ -81,8 +87,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             "ref": [sys.executable, "-c", "pass"],
             "recall, relevant message": [zc, "recall", "--text", "--", message],
             "recall, small talk": [zc, "recall", "--text", "--", "thanks!"],
-            "recall --handoff, relevant message":
-                [zc, "recall", "--handoff", "--text", "--", message],
+            "recall --handoff + receipt, relevant message":
+                [zc, "recall", "--handoff", "--text", *RECEIPT, "--", message],
         }, small_env, repeat)
         for name, found in runs.items():
             if name != "ref":
@@ -109,12 +115,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
         runs = in_turns({
             "ref": [rg, "-c", "-i", *[a for w in words for a in ("-e", w)], str(log)],
             "recall, three words": [zc, "recall", "--text", "--", ask],
-            "recall --handoff, three words": [zc, "recall", "--handoff", "--text", "--", ask],
+            "recall --handoff + receipt, three words":
+                [zc, "recall", "--handoff", "--text", *RECEIPT, "--", ask],
             "common ref": [rg, "-c", "-i", *[a for w in common for a in ("-e", w)], str(log)],
             "recall, common words only":
                 [zc, "recall", "--text", "--", f"the {' and '.join(common)}"],
         }, big_env, args.repeat)
-        for name in ("recall, three words", "recall --handoff, three words"):
+        for name in ("recall, three words", "recall --handoff + receipt, three words"):
             results.append(row(f"{name} ({args.size:,})", runs[name], runs["ref"],
                                said(runs[name][2])))
         name = "recall, common words only"
@@ -158,8 +165,12 @@ def _year(source: Path, home: Path, env: dict, zc: str, repeat: int) -> list[dic
           f"word {word!r}; best of {repeat}, in turns")
     runs = in_turns({
         "ref": [sys.executable, "-c", "pass"],
-        "recall --handoff, relevant message":
-            [zc, "recall", "--handoff", "--text", "--", message],
+        "recall --handoff + receipt, relevant message":
+            [zc, "recall", "--handoff", "--text", *RECEIPT, "--", message],
+        # the same without naming a turn (no receipt): what the receipt costs, in the same run
+        "recall --handoff, no receipt, relevant message":
+            [zc, "recall", "--handoff", "--text", "--session-key", "agent:main:main", "--",
+             message],
         f"search {word}": [zc, "search", "--json", word],
     }, year_env, repeat)
     results = []

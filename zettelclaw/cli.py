@@ -169,7 +169,7 @@ def root(
 # the modules of zettelclaw/commands in the order `zettelclaw --help` lists their commands, each
 # with the one command it registers
 COMMANDS = {"search": "search", "get": "get", "handoff": "handoff", "recall": "recall",
-            "log": "log", "write": "write", "forget": "forget", "review": "review",
+            "why": "why", "log": "log", "write": "write", "forget": "forget", "review": "review",
             "purge": "purge", "subjects": "subjects", "extract": "extract", "sweep": "sweep",
             "history": "import", "stats": "stats", "export": "export", "brief": "brief",
             "init": "init", "doctor": "doctor", "paths": "paths", "vault": "vault"}

@@ -712,18 +712,20 @@ def _item(entry: dict) -> str:
 
 
 def print_handoff(as_json: bool = False, agent: str | list[str] | None = None,
-                  session_key: str | None = None) -> None:
+                  session_key: str | None = None, turn=None) -> None:
     """What ``zettelclaw handoff`` prints: the §6.1 block, JSON with --json, nothing if none.
     ``agent``: whose handoffs (``--agent``: the default agent unless given);
     ``session_key``: the session asking (``--session-key``), whose person's handoff it is
-    (without one: the owner's)."""
+    (without one: the owner's); ``turn`` (``--turn``, the plugin's): the block printed is
+    receipted (:mod:`zettelclaw.receipts`)."""
     import sys
 
     from . import paths
     from .people import person_of_key
 
+    person = person_of_key(session_key)
     found = last_handoff(paths.log_file(), paths.agent_scope(agent), paths.default_agent(),
-                         person_of_key(session_key))
+                         person)
     if found is None:
         return
     if as_json:
@@ -733,3 +735,8 @@ def print_handoff(as_json: bool = False, agent: str | list[str] | None = None,
     else:
         sys.stdout.write(format_handoff(found) + "\n")
     sys.stdout.flush()
+    if turn is not None:
+        from .receipts import handoff_items, record
+
+        record(turn, "handoff", handoff_items(found), agents=agent, session_key=session_key,
+               person=person)

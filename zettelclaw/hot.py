@@ -32,8 +32,11 @@ _FILTERS = ("type", "subject", "status", "session", "since", "until")
 _SEARCH_VALUED = {"--limit": "limit", "-n": "limit", "--type": "type", "-t": "type",
                   "--subject": "subject", "-s": "subject", "--status": "status",
                   "--session": "session", "--since": "since", "--until": "until",
-                  "--session-key": "session_key"}
-_KEY = {"--session-key": "session_key"}
+                  "--session-key": "session_key", "--turn": "turn",
+                  "--session-id": "session_id", "--tool-call": "tool_call"}
+# the session asking, and the turn the plugin names for its receipt (zettelclaw.receipts)
+_KEY = {"--session-key": "session_key", "--turn": "turn", "--session-id": "session_id",
+        "--tool-call": "tool_call"}
 _SENDER = ("--sender-is-owner", "--sender-not-owner")
 
 
@@ -141,7 +144,8 @@ def _handoff(argv: list[str]) -> bool:
     from .handoff import print_handoff
 
     return _answer(lambda: print_handoff(_as_json(args.flags), args.agents,
-                                         args.opts.get("session_key")), "handoff")
+                                         args.opts.get("session_key"), _turn(args.opts)),
+                   "handoff")
 
 
 def _as_json(flags) -> bool:
@@ -158,7 +162,17 @@ def _recall(argv: list[str]) -> bool:
     return _answer(lambda: print_recall(" ".join(args.words), _as_json(args.flags),
                                         args.agents or None,
                                         with_handoff="--handoff" in args.flags,
-                                        session_key=args.opts.get("session_key")), "recall")
+                                        session_key=args.opts.get("session_key"),
+                                        turn=_turn(args.opts)), "recall")
+
+
+def _turn(opts: dict[str, str]):
+    """The plugin's turn (``--turn``), whose receipt the command writes; None without it."""
+    if not opts.get("turn"):
+        return None
+    from .receipts import Turn
+
+    return Turn.of(opts)
 
 
 def _sweep(argv: list[str]) -> bool:
@@ -241,7 +255,7 @@ def _search(argv: list[str]) -> bool:
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does
-    return _print_results(results)
+    return _print_results(results, opts, agents, words)
 
 
 def _search_words(words: str, opts: dict[str, str], agents: list[str],
@@ -279,7 +293,7 @@ def _search_words(words: str, opts: dict[str, str], agents: list[str],
         if started is not None:
             started.kill()
         return False  # the full CLI says what is wrong, the way it always does
-    return _print_results(results)
+    return _print_results(results, opts, agents, words)
 
 
 def _person(opts: dict) -> str | None:
@@ -305,14 +319,22 @@ def _small(log: str) -> bool:
         return True
 
 
-def _print_results(results: list[dict]) -> bool:
-    """A search's results as JSON Lines; a closed pipe (``| head``) is quiet."""
+def _print_results(results: list[dict], opts: dict[str, str] | None = None,
+                   agents: list[str] | None = None, words: str | None = None) -> bool:
+    """A search's results as JSON Lines; a closed pipe (``| head``) is quiet. With the
+    plugin's ``--turn`` (memory_search), what it answered is receipted."""
     from .jsonlight import write_lines
 
     try:
         write_lines(results)
     except BrokenPipeError:
         _quiet_stdout()
+    turn = _turn(opts or {})
+    if turn is not None:
+        from .receipts import SEARCH, answer_items, record
+
+        record(turn, SEARCH, answer_items(results, SEARCH, words), agents=agents,
+               session_key=(opts or {}).get("session_key"))
     return True
 
 

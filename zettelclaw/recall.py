@@ -185,12 +185,13 @@ def line(entry: dict) -> str:
 
 
 def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOWN,
-           person: str | None = None) -> list[dict]:
+           person: str | None = None, scores: dict | None = None) -> list[dict]:
     """The entries to inject for ``message``, best first, as stored (no score); [] when
     nothing qualifies. ``agents``: the agent scope (``--agent``); ``handoff``: the handoff
     block's entries (:func:`zettelclaw.handoff.last_handoff`) when the caller has read them;
     ``person``: whose session it is (None: the owner's), whose trusted entries alone come
-    (:func:`zettelclaw.people.injectable`)."""
+    (:func:`zettelclaw.people.injectable`); ``scores``: filled with each chosen entry's
+    score by id (for its receipt)."""
     from .rank import MAX_QUERY_CHARS
 
     if not isinstance(message, str):
@@ -244,7 +245,9 @@ def recall(message: str, agents=None, flags: dict | None = None, handoff=_UNKNOW
         used += cost
         seen.add(same)
         entry = dict(item)
-        entry.pop("score", None)
+        score = entry.pop("score", None)
+        if scores is not None:
+            scores[entry.get("id")] = score
         chosen.append(entry)
     return chosen
 
@@ -297,7 +300,7 @@ def format_block(entries: list[dict]) -> str:
 
 def print_recall(message: str, as_json: bool = False, agent=None,
                  flags: dict | None = None, with_handoff: bool = False,
-                 session_key: str | None = None) -> None:
+                 session_key: str | None = None, turn=None) -> None:
     """What ``zettelclaw recall`` prints: the block (text), the entries as JSON Lines
     (``--json``), nothing when nothing qualifies.
 
@@ -307,7 +310,10 @@ def print_recall(message: str, as_json: bool = False, agent=None,
     a caller that gives up waiting still has a complete handoff; then the recall output.
 
     ``session_key`` (``--session-key``, the plugin's): whose session it is
-    (:func:`zettelclaw.people.person_of_key`); without one, the owner's."""
+    (:func:`zettelclaw.people.person_of_key`); without one, the owner's.
+
+    ``turn`` (``--turn``, the plugin's: a :class:`zettelclaw.receipts.Turn`): once printed,
+    what was put before the model is receipted (:mod:`zettelclaw.receipts`)."""
     from .people import person_of_key
 
     person = person_of_key(session_key)
@@ -326,13 +332,20 @@ def print_recall(message: str, as_json: bool = False, agent=None,
             head = (format_handoff(found) + "\n" if found is not None else "") + "\n"
         sys.stdout.write(head)
         sys.stdout.flush()
-    entries = recall(message, agent, flags, found, person)
-    if not entries:
-        return
-    if as_json:
-        from .jsonlight import write_lines
+    scores: dict = {}
+    entries = recall(message, agent, flags, found, person, scores)
+    if entries:
+        if as_json:
+            from .jsonlight import write_lines
 
-        write_lines(entries)  # the bytes `search` prints
-        return
-    sys.stdout.write(format_block(entries) + "\n")
-    sys.stdout.flush()
+            write_lines(entries)  # the bytes `search` prints
+        else:
+            sys.stdout.write(format_block(entries) + "\n")
+            sys.stdout.flush()
+    if turn is not None:
+        from .receipts import RECALL, handoff_items, matched, record
+
+        items = handoff_items(found) if with_handoff and found is not _UNKNOWN else []
+        items += [{"id": e.get("id"), "why": RECALL, "words": matched(message, e),
+                   "score": scores.get(e.get("id"))} for e in entries]
+        record(turn, "recall", items, agents=agent, session_key=session_key, person=person)

@@ -67,7 +67,8 @@ export function createPlugin(options = {}) {
     const recall = createRecallSource(getSettings, {
       timeoutMs: options.recallTimeoutMs ?? timeoutMs, logger, handoff,
     });
-    const handlers = createHookHandlers(getSettings, { logger, handoff, recall });
+    const turns = new Map(); // session key -> the turn it is in (receipts of tool answers)
+    const handlers = createHookHandlers(getSettings, { logger, handoff, recall, turns });
 
     for (const name of HOOK_NAMES) {
       const opts = name === "before_prompt_build" ? { timeoutMs: timeoutMs + 2000 } : undefined;
@@ -81,7 +82,9 @@ export function createPlugin(options = {}) {
       });
     }
     api.registerTool(
-      (ctx) => createTools(getSettings, ctx, { builtins: builtinTools(api, ctx, logger), logger }),
+      (ctx) => createTools(getSettings, ctx, {
+        builtins: builtinTools(api, ctx, logger), logger, turns,
+      }),
       { names: TOOL_NAMES },
     );
     registerCli(api, getSettings, options.cli);

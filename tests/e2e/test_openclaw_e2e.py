@@ -89,6 +89,12 @@ def _turn(home: OpenClawHome, message: str) -> dict:
     return home.json_of(proc)
 
 
+def _receipts(home: OpenClawHome) -> list[dict]:
+    """Every receipt zettelclaw and the plugin wrote (docs/receipts.md)."""
+    return [json.loads(line) for path in sorted((home.log_dir / "receipts").glob("*.jsonl"))
+            for line in path.read_text().splitlines()]
+
+
 def _rows(proc) -> list[dict]:
     """The JSON Lines of a command's stdout."""
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -181,12 +187,28 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
     home.zettelclaw("write", "fact", "Webhook retry backoff is capped at 15 minutes with 20% "
                     "jitter", "--subject", "webhooks", "--session", "earlier")
     seen = len(openai.chat_requests())
-    _turn(home, "what cap and jitter does the webhook retry backoff use?")
+    asked = _turn(home, "what cap and jitter does the webhook retry backoff use?")
     request = openai.chat_requests()[seen]
     user_text = "\n".join(message_text(m) for m in request["messages"] if m["role"] == "user")
     assert "## Recalled memories" in user_text
     assert "capped at 15 minutes with 20% jitter" in user_text
     assert user_text.count("<zettelclaw-memory>") == 1, "one block: handoff and recall together"
+    # the receipt of that request, under the turn OpenClaw names it by (2026.9.6's embedded
+    # runner hands before_prompt_build no currentUserMessageId: its run's id, which `openclaw
+    # agent --json` prints): the handoff and the recalled entry it shows, by id, no text
+    capped = next(e for e in home.log_entries() if e["content"].startswith("Webhook retry backoff"))
+    handoff_id = _handoffs(home)[-1]["id"]
+    receipts = _receipts(home)
+    turn = [r for r in receipts if r["turn"] == asked["runId"]]
+    assert [(e["id"], e["why"]) for r in turn for e in r["entries"]][0] == (handoff_id, "handoff")
+    recalled = [e for r in turn for e in r["entries"] if e["why"] == "recall"]
+    assert [e["id"] for e in recalled] == [capped["id"]]
+    assert {"cap", "jitter", "backoff"} <= set(recalled[0]["words"])
+    assert turn[0]["session_key"] == "agent:main:main" and turn[0]["person"] == "owner"
+    assert "capped at 15 minutes" not in json.dumps(receipts)
+    why = _rows(home.zettelclaw("why", "--turn", asked["runId"]))  # JSON Lines when piped
+    assert [(r["id"], r["why"]) for r in why if r["why"] == "recall"] == [(capped["id"], "recall")]
+    assert next(r for r in why if r["why"] == "recall")["content"].startswith("Webhook retry")
     seen = len(openai.chat_requests())
     # (a <private> question is not a recall query: the plugin drops it first)
     _turn(home, "thanks! <private>what cap and jitter does the webhook retry backoff "
@@ -198,12 +220,17 @@ def test_zettelclaw_is_openclaws_memory(oc_home: OpenClawHome, fakes):
 
     # the model calls memory_search and gets log entries back
     seen = len(openai.chat_requests())
-    _turn(home, f"{SECOND}: please search memory for the webhook decision")
+    searched = _turn(home, f"{SECOND}: please search memory for the webhook decision")
     requests = openai.chat_requests()[seen:]
     assert any(t["function"]["name"] == "memory_search" for t in requests[0]["tools"])
     tool_results = [m for r in requests for m in r["messages"] if m["role"] == "tool"]
     assert tool_results, "the model's memory_search call got no result"
     assert "Queue-based retries with exponential backoff" in message_text(tool_results[-1])
+    # its answer is receipted as that turn's, with the tool call it answered
+    decision_id = next(e["id"] for e in home.log_entries() if e["type"] == "decision")
+    by_tool = [r for r in _receipts(home) if r["by"] == "memory_search"]
+    assert [r["turn"] for r in by_tool] == [searched["runId"]] and by_tool[0].get("call")
+    assert decision_id in [e["id"] for e in by_tool[0]["entries"]]
     # the memory tools the model is given are zettelclaw's, not memory-core's same-named ones
     given = {t["function"]["name"]: t["function"].get("description", "")
              for t in requests[0]["tools"]}

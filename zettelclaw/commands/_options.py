@@ -38,6 +38,20 @@ SenderOption = Annotated[Optional[bool], typer.Option(
          "without --session-key is nobody's.", show_default=False)]
 
 
+# the plugin's: the turn (and session, and tool call) whose receipt the command writes
+# (zettelclaw.receipts); not for people, so not in --help
+TurnOption = Annotated[Optional[str], typer.Option("--turn", hidden=True)]
+SessionIdOption = Annotated[Optional[str], typer.Option("--session-id", hidden=True)]
+ToolCallOption = Annotated[Optional[str], typer.Option("--tool-call", hidden=True)]
+
+
+def turn_of(turn: str | None, session_id: str | None = None, tool_call: str | None = None):
+    """The :class:`zettelclaw.receipts.Turn` the plugin named, or None."""
+    from ..receipts import Turn
+
+    return Turn.of({"turn": turn, "session_id": session_id, "tool_call": tool_call})
+
+
 def scope(agent: list[str] | None, session_key: str | None = None,
           sender_is_owner: bool | None = None) -> dict:
     """``Query`` keywords for ``--agent``, ``--session-key`` and the sender: the agents in

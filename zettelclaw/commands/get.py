@@ -6,7 +6,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, SenderOption, SessionKeyOption
+from ._options import (
+    AgentOption,
+    SenderOption,
+    SessionIdOption,
+    SessionKeyOption,
+    ToolCallOption,
+    TurnOption,
+    turn_of,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -31,6 +39,9 @@ def register(app: typer.Typer) -> None:
             "--json", help="Print JSON: an entry (and --history) is JSON Lines when piped anyway; "
                            "a conversation or a file is its text, piped or not, unless "
                            "--json.")] = False,
+        turn: TurnOption = None,
+        session_id: SessionIdOption = None,
+        tool_call: ToolCallOption = None,
     ) -> None:
         """Read one thing from memory: an entry, a conversation or MEMORY.md.
 
@@ -68,3 +79,10 @@ def register(app: typer.Typer) -> None:
             from ..display import printable
 
             typer.echo(printable(result["text"]))
+        receipt = turn_of(turn, session_id, tool_call)
+        if receipt is not None:  # the plugin's memory_get answer
+            from ..receipts import GET, answer_items, record
+
+            items = answer_items(result, GET) if kind == "entries" else [
+                {"file": target, "why": GET, "from": from_ or 1}]
+            record(receipt, GET, items, agents=agent, session_key=session_key)

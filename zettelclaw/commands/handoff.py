@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import typer
 
-from ._options import AgentOption, JsonOption, SessionKeyOption, TextOption
+from ._options import (
+    AgentOption,
+    JsonOption,
+    SessionIdOption,
+    SessionKeyOption,
+    TextOption,
+    ToolCallOption,
+    TurnOption,
+    turn_of,
+)
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def handoff(agent: AgentOption = None, as_json: JsonOption = False, text: TextOption = False,
-                session_key: SessionKeyOption = None) -> None:
+                session_key: SessionKeyOption = None, turn: TurnOption = None,
+                session_id: SessionIdOption = None, tool_call: ToolCallOption = None) -> None:
         """Print the last handoff and that session's open tasks and decisions.
 
         On a terminal or with --text, the block the plugin puts before each prompt; piped or
@@ -24,4 +34,5 @@ def register(app: typer.Typer) -> None:
         from ..handoff import print_handoff
         from ..render import want_json
 
-        print_handoff(not text and want_json(as_json), agent, session_key)
+        print_handoff(not text and want_json(as_json), agent, session_key,
+                      turn_of(turn, session_id, tool_call))

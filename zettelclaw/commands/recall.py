@@ -11,7 +11,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from ._options import AgentOption, JsonOption, SessionKeyOption
+from ._options import (
+    AgentOption,
+    JsonOption,
+    SessionIdOption,
+    SessionKeyOption,
+    ToolCallOption,
+    TurnOption,
+    turn_of,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -28,6 +36,9 @@ def register(app: typer.Typer) -> None:
             "--handoff", help="First print what `zettelclaw handoff` prints, then an empty "
             "line (with --json: the handoff object, or null), then the recalled entries: "
             "the plugin's one process per prompt.")] = False,
+        turn: TurnOption = None,
+        session_id: SessionIdOption = None,
+        tool_call: ToolCallOption = None,
     ) -> None:
         """Print the few entries relevant to MESSAGE, framed for the prompt; nothing for small
         talk or when no entry scores high enough. JSON Lines when piped or with --json."""
@@ -35,4 +46,5 @@ def register(app: typer.Typer) -> None:
         from ..render import want_json
 
         print_recall(" ".join(message or []), not text and want_json(as_json), agent,
-                     with_handoff=handoff, session_key=session_key)
+                     with_handoff=handoff, session_key=session_key,
+                     turn=turn_of(turn, session_id, tool_call))

@@ -10,13 +10,17 @@ from ._options import (
     AgentOption,
     JsonOption,
     SenderOption,
+    SessionIdOption,
     SessionKeyOption,
+    ToolCallOption,
+    TurnOption,
     complete_subject,
     complete_type,
     nothing_found,
     parse_window,
     scope,
     text_command,
+    turn_of,
 )
 
 TERMINAL_ROWS = 50  # without a query or --limit, a terminal shows the latest-dated this many
@@ -56,10 +60,22 @@ def register(app: typer.Typer) -> None:
             "--explain",
             help="With a query: show why each result ranked where it did (per-term BM25, "
                  "proximity, subject, month, session boosts).")] = False,
+        turn: TurnOption = None,
+        session_id: SessionIdOption = None,
+        tool_call: ToolCallOption = None,
     ) -> None:
         """Search the log. JSON Lines when piped or with --json, a table on a terminal."""
         from ..query import Query, run
         from ..render import emit_entries, want_json
+
+        receipt = turn_of(turn, session_id, tool_call)
+
+        def receipted(results: list[dict]) -> None:  # the plugin's memory_search answer
+            if receipt is not None:
+                from ..receipts import SEARCH, answer_items, record
+
+                record(receipt, SEARCH, answer_items(results, SEARCH, q.text), agents=agent,
+                       session_key=session_key)
 
         q = Query(
             text=" ".join(query or []) or None, type=type_, subject=subject, status=status,
@@ -78,6 +94,7 @@ def register(app: typer.Typer) -> None:
                          empty_message=nothing_found("No matching entries."))
             if explain and results and not want_json(as_json):
                 print_explanations(results)
+            receipted(results)
             return
         found = run(q)
         if limit is None and not want_json(as_json) and len(found) > TERMINAL_ROWS:
@@ -88,8 +105,10 @@ def register(app: typer.Typer) -> None:
             emit_entries(shown, as_json)
             typer.echo(f"{len(found) - len(shown):,} more (the {len(shown)} most recent are "
                        f"shown): --limit N shows N; piped output lists them all.", err=True)
+            receipted(shown)
             return
         emit_entries(found, as_json, empty_message=nothing_found("No matching entries."))
+        receipted(found)
 
 
 def _searchable(text: str) -> bool:

@@ -4,6 +4,7 @@
 
 import fs from "node:fs";
 
+import { receiptArgs } from "./receipts.js";
 import { runCommand } from "./run.js";
 
 export const HANDOFF_TIMEOUT_MS = 3000;
@@ -71,11 +72,12 @@ function logStamp(logFile) {
 export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_MS, logger } = {}) {
   const cache = new Map(); // agent + sessionId -> {stamp, promise}
 
-  async function load(settings, agent, sessionKey) {
+  async function load(settings, agent, sessionKey, turn) {
     // --text: the block itself (piped, `zettelclaw handoff` prints JSON)
     const args = agent ? ["handoff", "--text", "--agent", agent] : ["handoff", "--text"];
     // whose session it is: that person's handoff (docs/people.md)
     if (sessionKey) args.push("--session-key", sessionKey);
+    args.push(...receiptArgs(turn)); // zettelclaw receipts what it prints (receipts.js)
     const result = await runCommand(settings, args, { timeoutMs });
     if (result.timedOut) {
       logger?.warn?.(`zettelclaw: handoff took longer than ${timeoutMs} ms; this turn goes without it`);
@@ -87,7 +89,7 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
       return { text: undefined, ok: false };
     }
     const text = result.stdout.trim();
-    return { text: text || undefined, ok: true };
+    return { text: text || undefined, ok: true, turn: turn?.id };
   }
 
   /** The cached run for this session and log, if there is one (a promise of {text, ok}). */
@@ -103,12 +105,21 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
    * answers both in one process, and its handoff is cached here like any other.
    */
   async function raw(sessionId, agent, loader, sessionKey) {
+    return (await part(sessionId, agent, loader, sessionKey)).text;
+  }
+
+  /**
+   * As `raw`, as {text, turn}: `turn` the id of the turn whose run printed it (`turn`, the
+   * turn asking now, when this call ran it; an earlier one when it came from the cache: the
+   * plugin then receipts it as a repeat, receipts.js).
+   */
+  async function part(sessionId, agent, loader, sessionKey, turn) {
     const settings = getSettings();
     const stamp = logStamp(settings.logFile);
     const key = `${agent || ""}\n${sessionKey || ""}\n${sessionId || ""}`;
     const hit = cached(sessionId, agent, sessionKey);
-    if (hit) return (await hit).text;
-    const promise = loader ? loader() : load(settings, agent, sessionKey);
+    if (hit) return hit;
+    const promise = loader ? loader() : load(settings, agent, sessionKey, turn);
     if (stamp !== null) {
       cache.delete(key);
       cache.set(key, { stamp, promise });
@@ -116,7 +127,7 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
     }
     const value = await promise;
     if (!value.ok && cache.get(key)?.promise === promise) cache.delete(key); // retry next turn
-    return value.text;
+    return value;
   }
 
   async function get(sessionId, agent, sessionKey) {
@@ -125,6 +136,7 @@ export function createHandoffSource(getSettings, { timeoutMs = HANDOFF_TIMEOUT_M
   }
 
   get.raw = raw; // the unframed text, to share one frame with the recall block (recall.js)
+  get.part = part;
   get.cached = cached;
   return get;
 }

@@ -4,6 +4,7 @@
 import { agentArg } from "./config.js";
 import { frameHandoff } from "./handoff.js";
 import { hideInMessages } from "./private.js";
+import { turnIdOf } from "./receipts.js";
 import { userMessage } from "./recall.js";
 import { spawnDetached } from "./run.js";
 import { inScope, NO_SESSION_KEY, sessionKeyArg, skipPrefixes } from "./scope.js";
@@ -58,7 +59,7 @@ export function processStartIso(now = Date.now, uptime = () => process.uptime())
 }
 
 export function createHookHandlers(getSettings, {
-  logger, handoff, recall, now = Date.now, startedAt = processStartIso,
+  logger, handoff, recall, now = Date.now, startedAt = processStartIso, turns,
 } = {}) {
   let lastSweep = -Infinity;
 
@@ -113,13 +114,21 @@ export function createHookHandlers(getSettings, {
     if (!inScope(ctx.sessionKey, skipPrefixes(getSettings().config))) return undefined;
     const agent = agentArg(getSettings().config, agentIdFor(ctx, ctx.sessionKey));
     const session = str(ctx.sessionId) || str(ctx.sessionKey) || "";
+    // the turn, whose receipt says what was put before the model (receipts.js); the tools
+    // the model calls in this session's turn name it too
+    const turn = { id: turnIdOf(event, ctx), session: str(ctx.sessionId) };
+    if (turns && str(ctx.sessionKey)) {
+      turns.delete(str(ctx.sessionKey));
+      turns.set(str(ctx.sessionKey), turn.id);
+      if (turns.size > 1024) turns.delete(turns.keys().next().value);
+    }
     // the handoff and the entries recalled for this message (one process: recall.js), in one
     // frame; a failed or slow recall leaves the handoff alone
     let text;
     let extra;
     try {
       ({ handoff: text, recalled: extra } = recall
-        ? await recall(userMessage(event), agent, session, str(ctx.sessionKey))
+        ? await recall(userMessage(event), agent, session, str(ctx.sessionKey), turn)
         : { handoff: await handoff.raw(session, agent, undefined, str(ctx.sessionKey)) });
     } catch (err) {
       logger?.warn?.(`zettelclaw: handoff and recall skipped: ${err.message}`);

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 
 import { stripPrivate } from "./private.js";
+import { appendRepeat, receiptArgs } from "./receipts.js";
 import { runCommand } from "./run.js";
 
 export const RECALL_TIMEOUT_MS = 3000;
@@ -92,14 +93,15 @@ function why(result) {
 export function createRecallSource(getSettings, { timeoutMs = RECALL_TIMEOUT_MS, logger, handoff } = {}) {
   const cache = new Map(); // agent + message -> {stamp, promise of {text, ok}}
 
-  // the recall part of a finished run, or nothing (logged) when it did not finish well
-  function recalledOf(result, text) {
+  // the recall part of a finished run, or nothing (logged) when it did not finish well; `turn`
+  // is the turn whose run it is (its receipt: zettelclaw wrote it)
+  function recalledOf(result, text, turn) {
     if (result.timedOut) {
       logger?.warn?.(`zettelclaw: recall took longer than ${timeoutMs} ms; this turn goes without it`);
     } else if (result.code !== 0) {
       logger?.warn?.(`zettelclaw: recall failed: ${why(result)}`);
     } else {
-      return { text: text || undefined, ok: true };
+      return { text: text || undefined, ok: true, turn };
     }
     return { text: undefined, ok: false };
   }
@@ -115,16 +117,23 @@ export function createRecallSource(getSettings, { timeoutMs = RECALL_TIMEOUT_MS,
     return promise;
   }
 
-  function command(words, agent, withHandoff, sessionKey) {
+  function command(words, agent, withHandoff, sessionKey, turn) {
     const args = withHandoff ? ["recall", "--handoff", "--text"] : ["recall", "--text"];
     if (agent) args.push("--agent", agent);
     // whose session it is: only that person's memory comes (docs/people.md)
     if (sessionKey) args.push("--session-key", sessionKey);
+    args.push(...receiptArgs(turn)); // zettelclaw receipts what it prints
     args.push("--", words);
     return args;
   }
 
-  return async function turn(message, agent, sessionId, sessionKey) {
+  // a part this turn injects as an earlier turn's run printed it: its receipt says so
+  function receiptRepeat(settings, turn, part, value, agent, sessionKey) {
+    if (!turn?.id || !value?.text || !value.turn || value.turn === turn.id) return;
+    appendRepeat(settings, { turn, part, repeats: value.turn, agent, sessionKey }, { logger });
+  }
+
+  return async function turn(message, agent, sessionId, sessionKey, turnInfo) {
     const settings = getSettings();
     const words = recallEnabled(settings.config)
       ? String(message || "").slice(0, MAX_MESSAGE_CHARS).trim() : "";
@@ -135,29 +144,35 @@ export function createRecallSource(getSettings, { timeoutMs = RECALL_TIMEOUT_MS,
     let text;
     if (stamp === null || (known && known.stamp === stamp)) {
       recalled = known?.promise;
-      text = handoff.raw(sessionId, agent, undefined, sessionKey); // cached, or `zettelclaw handoff` alone
+      // cached, or `zettelclaw handoff` alone
+      text = handoff.part(sessionId, agent, undefined, sessionKey, turnInfo);
     } else if (handoff.cached(sessionId, agent, sessionKey)) { // the handoff is known: the recall alone
-      recalled = remember(key, stamp, runCommand(settings, command(words, agent, false, sessionKey), { timeoutMs })
-        .then((result) => recalledOf(result, result.stdout.trim())));
-      text = handoff.raw(sessionId, agent, undefined, sessionKey);
+      recalled = remember(key, stamp, runCommand(settings, command(words, agent, false, sessionKey, turnInfo), { timeoutMs })
+        .then((result) => recalledOf(result, result.stdout.trim(), turnInfo?.id)));
+      text = handoff.part(sessionId, agent, undefined, sessionKey, turnInfo);
     } else { // both in one process; its handoff part is cached by the handoff source
-      const run = runCommand(settings, command(words, agent, true, sessionKey), { timeoutMs });
+      const run = runCommand(settings, command(words, agent, true, sessionKey, turnInfo), { timeoutMs });
       recalled = remember(key, stamp, run.then((result) => {
         const part = splitTurn(result.stdout);
         // an incomplete handoff part: the run failed before recall began (said below)
-        return part.complete ? recalledOf(result, part.recalled) : { text: undefined, ok: false };
+        return part.complete ? recalledOf(result, part.recalled, turnInfo?.id)
+          : { text: undefined, ok: false };
       }));
-      text = handoff.raw(sessionId, agent, () => run.then((result) => {
+      text = handoff.part(sessionId, agent, () => run.then((result) => {
         const part = splitTurn(result.stdout);
-        if (part.complete) return { text: part.handoff, ok: true };
+        if (part.complete) return { text: part.handoff, ok: true, turn: turnInfo?.id };
         if (result.timedOut) {
           logger?.warn?.(`zettelclaw: handoff took longer than ${timeoutMs} ms; this turn goes without it`);
         } else {
           logger?.warn?.(`zettelclaw: handoff failed: ${why(result)}`);
         }
         return { text: undefined, ok: false };
-      }), sessionKey);
+      }), sessionKey, turnInfo);
     }
-    return { handoff: await text, recalled: recalled ? (await recalled).text : undefined };
+    const handoffPart = await text;
+    const recalledPart = recalled ? await recalled : undefined;
+    receiptRepeat(settings, turnInfo, "handoff", handoffPart, agent, sessionKey);
+    receiptRepeat(settings, turnInfo, "recall", recalledPart, agent, sessionKey);
+    return { handoff: handoffPart?.text, recalled: recalledPart?.text };
   };
 }

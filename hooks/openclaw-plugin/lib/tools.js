@@ -9,6 +9,7 @@
 import { withoutGenerated } from "./briefing.js";
 import { agentArg } from "./config.js";
 import { agentIdFor } from "./hooks.js";
+import { receiptArgs } from "./receipts.js";
 import { failureMessage, runCommand } from "./run.js";
 import { OWNER, personOfKey } from "./scope.js";
 
@@ -219,7 +220,7 @@ function whoArgs(who) {
 
 /** The argv of `zettelclaw search` for the tool's parameters (`agent`: see agentArg; `who`:
  * callerArgs). */
-export function searchArgs(params = {}, agent, who) {
+export function searchArgs(params = {}, agent, who, turn) {
   const args = ["search", "--json"];
   if (agent) args.push("--agent", agent);
   args.push(...whoArgs(who)); // that person's memory alone
@@ -230,6 +231,7 @@ export function searchArgs(params = {}, agent, who) {
   if (subject) args.push("--subject", subject);
   if (status) args.push("--status", status.toLowerCase());
   if (params.includeReplaced === true) args.push("--all");
+  args.push(...receiptArgs(turn)); // zettelclaw receipts its answer (receipts.js)
   const limit = integer(params.maxResults, 1, MAX_RESULTS_LIMIT) ?? DEFAULT_MAX_RESULTS;
   args.push("--limit", String(limit));
   const query = text(params.query);
@@ -243,13 +245,14 @@ export function searchArgs(params = {}, agent, who) {
 }
 
 /** The argv of `zettelclaw get` for the tool's parameters (`agent`: see agentArg). */
-export function getArgs(params = {}, agent, who) {
+export function getArgs(params = {}, agent, who, turn) {
   const target = text(params.path);
   if (!target) throw new Error("memory_get needs a path: an entry id, session:<id> or MEMORY.md");
   const args = ["get", "--json"];
   if (agent) args.push("--agent", agent);
   args.push(...whoArgs(who)); // that person's memory alone
   if (params.transcript === true) args.push("--transcript");
+  args.push(...receiptArgs(turn)); // zettelclaw receipts its answer (receipts.js)
   const from = integer(params.from, 1, Number.MAX_SAFE_INTEGER);
   const lines = integer(params.lines, 1, Number.MAX_SAFE_INTEGER);
   if (from !== undefined) args.push("--from", String(from));
@@ -377,7 +380,15 @@ async function builtinMemoryResults(builtin, toolCallId, params, signal, logger,
  * The two tools for one agent context. `builtins` are OpenClaw 2026.2's own memory tools
  * (or null): their MEMORY.md results are merged in, their reads are the fallback for files.
  */
-export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {}) {
+export function createTools(getSettings, ctx = {}, { builtins = {}, logger, turns } = {}) {
+  // the turn a tool call answers: the one before_prompt_build last named for this session
+  // (else the call itself), for the receipt of what the tool put before the model
+  const turnOf = (toolCallId) => {
+    const key = typeof ctx.sessionKey === "string" ? ctx.sessionKey : undefined;
+    const id = (key && turns?.get(key)) || (typeof toolCallId === "string" ? toolCallId : undefined);
+    return id ? { id, session: ctx.sessionId, call: toolCallId } : undefined;
+  };
+
   const memorySearch = {
     name: "memory_search",
     label: "Memory Search",
@@ -389,7 +400,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = searchArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        callerArgs(ctx));
+        callerArgs(ctx), turnOf(toolCallId));
       const filtered = Boolean(text(params.type) || text(params.subject) || text(params.status));
       const [result, builtinResults] = await Promise.all([
         runCommand(settings, args, { timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal }),
@@ -430,7 +441,7 @@ export function createTools(getSettings, ctx = {}, { builtins = {}, logger } = {
     async execute(toolCallId, params = {}, signal) {
       const settings = getSettings();
       const args = getArgs(params, agentArg(settings.config, agentIdFor(ctx, ctx.sessionKey)),
-        callerArgs(ctx));
+        callerArgs(ctx), turnOf(toolCallId));
       const result = await runCommand(settings, args, {
         timeoutMs: TOOL_TIMEOUT_MS, env: envFor(settings, ctx), signal,
       });

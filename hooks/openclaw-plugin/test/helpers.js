@@ -37,8 +37,19 @@ function record(phase, extra) {
   const recs = path.join(dir, "records");
   fs.mkdirSync(recs, { recursive: true });
   const name = Date.now() + "-" + process.pid + "-" + phase;
+  // argv without the receipt's options (--turn, --session-id, --tool-call: receipts.test.js
+  // checks them in rawArgv), so the other tests read the command as it was before receipts
+  const plain = [];
+  for (let i = 0; i < args.length; i += 1) {
+    if (args[i] === "--") { plain.push(...args.slice(i)); break; }
+    if (command !== "extract" && ["--turn", "--session-id", "--tool-call"].includes(args[i])) {
+      i += 1;
+      continue;
+    }
+    plain.push(args[i]);
+  }
   const body = JSON.stringify({
-    phase, argv: args, command, pid: process.pid, cwd: process.cwd(),
+    phase, argv: plain, rawArgv: args, command, pid: process.pid, cwd: process.cwd(),
     env: {
       ZETTELCLAW_HOME: process.env.ZETTELCLAW_HOME,
       OPENCLAW_WORKSPACE_DIR: process.env.OPENCLAW_WORKSPACE_DIR,
