@@ -325,16 +325,15 @@ def _busy_subjects(count: int, since: datetime) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("subject", ["atlas-billing", None], ids=["of-a-project", "of-none"])
-def test_a_task_closed_in_a_conversation_that_never_names_its_project(cli, home, fake_anthropic,
-                                                                    log_dir, subject):
-    """Said in passing in a long conversation about other projects' numbers, in words that
-    name the task but not its project; newer tasks of other projects say much the same. The
-    task may have no subject at all."""
-    old = make_entry("task", "We need to renew the vendor contracts for the print shop of "
-                             "Atlas Billing.", "s0", subject=subject, status="open",
-                     timestamp=_stamp(TODAY - timedelta(days=40)))
-    alike = [make_entry("task", f"We need to renew the vendor contracts for Kestrel Portal {n}.",
+def _among_sixty_look_alikes(home, log_dir, doing: str, subject: str | None,
+                             said: list[tuple[str, str]]) -> dict:
+    """The task "We need to <doing> for the print shop of Atlas Billing." said forty days ago,
+    sixty newer tasks doing the same for other projects and two hundred entries of other
+    subjects in the log; today's long conversation about those projects' numbers, ``said``
+    in the middle of it. Returns the task."""
+    old = make_entry("task", f"We need to {doing} for the print shop of Atlas Billing.", "s0",
+                     subject=subject, status="open", timestamp=_stamp(TODAY - timedelta(days=40)))
+    alike = [make_entry("task", f"We need to {doing} for Kestrel Portal {n}.",
                         f"a{n}", subject=f"kestrel-portal-{n}", status="open",
                         timestamp=_stamp(TODAY - timedelta(days=30) + timedelta(hours=n)))
              for n in range(60)]
@@ -344,9 +343,21 @@ def test_a_task_closed_in_a_conversation_that_never_names_its_project(cli, home,
     for n in range(1, 20, 2):
         turns += [("user", f"The {OBJECTS[n % len(OBJECTS)]} for Kestrel Portal {n} holds "
                            f"{n + 1} items now."), ("assistant", "Noted.")]
-    turns.insert(8, ("user", "Renewing the vendor contracts of the print shop is done."))
-    turns.insert(9, ("assistant", "Good."))
+    turns[8:8] = said
     home.jsonl_session("main", SID, turns, key="agent:main:main", start=TODAY)
+    return old
+
+
+@pytest.mark.parametrize("subject", ["atlas-billing", None], ids=["of-a-project", "of-none"])
+def test_a_task_closed_in_a_conversation_that_never_names_its_project(cli, home, fake_anthropic,
+                                                                    log_dir, subject):
+    """Said in passing in a long conversation about other projects' numbers, in words that
+    name the task but not its project; newer tasks of other projects say much the same. The
+    task may have no subject at all."""
+    old = _among_sixty_look_alikes(
+        home, log_dir, "renew the vendor contracts", subject,
+        [("user", "Renewing the vendor contracts of the print shop is done."),
+         ("assistant", "Good.")])
     fake_anthropic.entries(
         {"type": "task", "content": "Renewing the vendor contracts of the print shop is done.",
          "status": "done", "replaces": "{{id-of:print shop}}"},
@@ -470,23 +481,11 @@ def test_a_close_said_by_the_assistant_and_confirmed_by_the_person_reaches_its_t
     print shop." / "perfect": the person's lines name nothing, the assistant's line in the
     owner's turn names the task, said forty days ago among sixty newer look-alikes of other
     projects, in a long conversation about their numbers (issue 40, point 3)."""
-    old = make_entry("task", "We need to pay the vendor invoice for the print shop of Atlas "
-                             "Billing.", "s0", subject="atlas-billing", status="open",
-                     timestamp=_stamp(TODAY - timedelta(days=40)))
-    alike = [make_entry("task", f"We need to pay the vendor invoice for Kestrel Portal {n}.",
-                        f"a{n}", subject=f"kestrel-portal-{n}", status="open",
-                        timestamp=_stamp(TODAY - timedelta(days=30) + timedelta(hours=n)))
-             for n in range(60)]
-    busy = _busy_subjects(200, TODAY - timedelta(days=39))
-    write_log(log_dir, [old, *busy, *alike])
-    turns = []
-    for n in range(1, 20, 2):
-        turns += [("user", f"The {OBJECTS[n % len(OBJECTS)]} for Kestrel Portal {n} holds "
-                           f"{n + 1} items now."), ("assistant", "Noted.")]
-    turns[8:8] = [("user", "Can you deal with that other thing I mentioned?"),
-                  ("assistant", "Sorted: I paid the vendor invoice of the print shop."),
-                  ("user", "perfect"), ("assistant", "Anything else?")]
-    home.jsonl_session("main", SID, turns, key="agent:main:main", start=TODAY)
+    old = _among_sixty_look_alikes(
+        home, log_dir, "pay the vendor invoice", "atlas-billing",
+        [("user", "Can you deal with that other thing I mentioned?"),
+         ("assistant", "Sorted: I paid the vendor invoice of the print shop."),
+         ("user", "perfect"), ("assistant", "Anything else?")])
     fake_anthropic.entries(
         {"type": "task", "content": "Paid the vendor invoice of the print shop.",
          "status": "done", "replaces": "{{id-of:print shop}}"},

@@ -14,28 +14,13 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
-import orjson
 import pytest
+
+from tests.test_people import _lines, _prompt, read_log
 
 MAIN = "agent:main:main"
 NEIGHBOUR = "agent:main:telegram:direct:555"
 DAY = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
-
-
-def _lines(*entries: dict) -> str:
-    return "\n".join(json.dumps(e) for e in entries)
-
-
-def read_log(log_dir) -> list[dict]:
-    path = log_dir / "log.jsonl"
-    return [orjson.loads(x) for x in path.read_bytes().splitlines()] if path.exists() else []
-
-
-def _prompt(zc, session_key: str, message: str) -> str:
-    """What the plugin puts before a prompt of that session: ``recall --handoff``."""
-    result = zc("recall", "--handoff", "--text", "--session-key", session_key, "--", message)
-    assert result.returncode == 0, result.stderr
-    return result.stdout.decode()
 
 
 @pytest.fixture
