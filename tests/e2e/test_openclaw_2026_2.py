@@ -94,6 +94,15 @@ def test_init_and_a_reset_on_2026_2(home: OpenClawHome, openai: FakeOpenAI):
     # 2026.2.22 runs the plugin's before_reset/session_end only in the channel reply pipeline,
     # not for gateway RPC resets: there the conversation reaches the log through the sweep the
     # plugin starts on gateway_start, which finds the renamed `<id>.jsonl.reset.<time>` file.
+    # The session store no longer names that file's key, and a transcript whose key nobody
+    # recorded is nobody's (docs/people.md): the main session's key is recorded as a channel
+    # /new records it, by the extraction its before_reset hook runs (the conversation so far;
+    # what is said after it is swept from the rotated file under the same key).
+    store = json.loads((home.state / "agents" / "main" / "sessions" / "sessions.json")
+                       .read_text())
+    home.zettelclaw("extract", "--session-id", store["agent:main:main"]["sessionId"],
+                    "--agent", "main", "--session-key", "agent:main:main",
+                    "--reason", "before_reset")
     home.openclaw("gateway", "call", "sessions.reset", "--params",
                   json.dumps({"key": "agent:main:main", "reason": "new"}), timeout=120)
     home.stop_gateway()
